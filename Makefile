@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+# srpt-cxx: top-level targets. See README.md.
+#
+#   make           build ib_srpt.ko against Debian 12's kernel headers
+#   make check     host unit tests, module build and checks, guest tests
+#   make demo      boot a guest with the module and show what it serves
+#
+# The kernel build directory comes from the installed Debian headers
+# (linux-headers-*-amd64), never from `uname -r`: the build machine does not
+# run Debian's kernel. Override with KDIR=/path/to/build/dir.
+
+PROJECT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+KDIR ?= $(shell $(PROJECT)/scripts/kdir.sh)
+CXX := g++-12
+
+.PHONY: all module module-check unit vm-check vm-selftest check demo deps clean
+
+all: module
+
+deps:
+	$(PROJECT)/scripts/install-deps.sh build
+
+module: deps
+	@test -n "$(KDIR)" || { echo "no Debian kernel headers found (set KDIR=)"; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(PROJECT) CXX=$(CXX) modules
+
+module-check: module
+	$(PROJECT)/scripts/check-module.sh $(PROJECT)/ib_srpt.ko
+
+unit:
+	$(PROJECT)/scripts/install-deps.sh unit
+	$(MAKE) -C $(PROJECT)/tests/unit run
+
+vm-check: module
+	$(PROJECT)/scripts/install-deps.sh vm
+	$(PROJECT)/tests/vm/run.sh
+
+vm-selftest:
+	$(PROJECT)/scripts/install-deps.sh vm
+	$(PROJECT)/tests/vm/selftest.sh
+
+check:
+	$(PROJECT)/scripts/check.sh
+
+demo: module
+	$(PROJECT)/scripts/install-deps.sh vm
+	$(PROJECT)/scripts/vm/demo.sh
+
+clean:
+	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(PROJECT) clean
+	-$(MAKE) -C $(PROJECT)/tests/unit clean
+	rm -rf $(PROJECT)/build

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Life of the core as a whole: module parameters in, init, exit.
+ */
+#ifndef SRPT_ABI_CORE_H
+#define SRPT_ABI_CORE_H
+
+#include <srpt/abi/types.h>
+
+SRPT_EXTERN_C_BEGIN
+
+/* The module parameters, as the administrator gave them (unchecked). */
+struct srpt_params {
+	int32_t srp_max_req_size;
+	int32_t srpt_srq_size;
+	uint64_t srpt_service_guid;	/* 0: adopt the first device's node GUID */
+};
+
+/*
+ * Checks the parameters and sets the core up. Called once from module_init
+ * before anything can call into the core. Returns 0 or a negative errno
+ * (after logging what is wrong).
+ */
+int srpt_core_init(const struct srpt_params *params) SRPT_NOEXCEPT;
+
+/* Called once from module_exit, after every device and tport is gone. */
+void srpt_core_exit(void) SRPT_NOEXCEPT;
+
+/*
+ * The service GUID in effect: the parameter, or the first device's node GUID
+ * when the parameter was 0. `fallback` is returned before init and after exit.
+ */
+uint64_t srpt_core_service_guid(uint64_t fallback) SRPT_NOEXCEPT;
+
+SRPT_EXTERN_C_END
+
+#endif /* SRPT_ABI_CORE_H */

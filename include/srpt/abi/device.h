@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * RDMA devices, as the shim's ib_client reports them to the core.
+ *
+ * The shim reads what the core needs from struct ib_device into plain
+ * descriptors; the core keeps copies and an opaque handle of the device for
+ * the calls it makes later. The descriptor memory belongs to the shim and is
+ * valid only during the call.
+ */
+#ifndef SRPT_ABI_DEVICE_H
+#define SRPT_ABI_DEVICE_H
+
+#include <srpt/abi/types.h>
+
+SRPT_EXTERN_C_BEGIN
+
+enum srpt_link_layer {
+	SRPT_LINK_UNSPECIFIED = 0,
+	SRPT_LINK_INFINIBAND = 1,
+	SRPT_LINK_ETHERNET = 2,
+};
+
+struct srpt_port_desc {
+	uint32_t port_num;		/* 1-based, as the RDMA core counts */
+	uint8_t gid0[16];		/* GID index 0, network byte order */
+	uint8_t gid0_valid;		/* 0 when the GID query failed */
+	uint8_t link_layer;		/* enum srpt_link_layer */
+};
+
+struct srpt_device_desc {
+	const char *name;		/* e.g. "rxe0" */
+	uint64_t node_guid;		/* host byte order */
+	uint32_t port_count;
+	const struct srpt_port_desc *ports;
+};
+
+struct srpt_k_device;			/* the shim's handle: struct ib_device */
+struct srpt_core_device;		/* the core's per-device object */
+
+/*
+ * Called from the ib_client add callback, in process context. On success
+ * *out is what the shim passes to srpt_core_device_remove(); on failure the
+ * core kept nothing of the device.
+ */
+int srpt_core_device_add(struct srpt_k_device *kdev,
+			 const struct srpt_device_desc *desc,
+			 struct srpt_core_device **out) SRPT_NOEXCEPT;
+
+/*
+ * Called from the ib_client remove callback. When it returns the core no
+ * longer uses kdev; objects that configfs still holds (target ports) outlive
+ * the device and answer -ENODEV from then on.
+ */
+void srpt_core_device_remove(struct srpt_core_device *dev) SRPT_NOEXCEPT;
+
+SRPT_EXTERN_C_END
+
+#endif /* SRPT_ABI_DEVICE_H */

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The target-core fabric "srpt", as configfs drives it.
+ *
+ * /sys/kernel/config/target/srpt/<port>/<tpg>/: the shim owns the target-core
+ * objects (se_wwn, se_portal_group) and forwards each configfs operation to
+ * the core, which decides. configfs serialises mkdir/rmdir per directory and
+ * removes children before parents, so a tport outlives its TPGs.
+ */
+#ifndef SRPT_ABI_FABRIC_H
+#define SRPT_ABI_FABRIC_H
+
+#include <srpt/abi/types.h>
+
+SRPT_EXTERN_C_BEGIN
+
+struct srpt_core_tport;
+struct srpt_core_tpg;
+
+/*
+ * mkdir of a target port directory. The name must name an RDMA port in the
+ * GUID form (xxxx:xxxx:xxxx:xxxx) or the GID form (0x + 32 hex digits).
+ * Returns 0 and the new object, or a negative errno (and logs why).
+ */
+int srpt_core_tport_make(const char *name, struct srpt_core_tport **out) SRPT_NOEXCEPT;
+/* The canonical name, stable for the tport's life. */
+const char *srpt_core_tport_name(const struct srpt_core_tport *tport) SRPT_NOEXCEPT;
+void srpt_core_tport_drop(struct srpt_core_tport *tport) SRPT_NOEXCEPT;
+
+int srpt_core_tpg_make(struct srpt_core_tport *tport, const char *name,
+		       struct srpt_core_tpg **out) SRPT_NOEXCEPT;
+uint16_t srpt_core_tpg_tag(const struct srpt_core_tpg *tpg) SRPT_NOEXCEPT;
+int srpt_core_tpg_enable(struct srpt_core_tpg *tpg, int enable) SRPT_NOEXCEPT;
+void srpt_core_tpg_drop(struct srpt_core_tpg *tpg) SRPT_NOEXCEPT;
+
+/* discovery_auth/rdma_cm_port: the text written, not NUL-terminated. */
+int srpt_core_rdma_cm_port_store(const char *buf, size_t len) SRPT_NOEXCEPT;
+uint16_t srpt_core_rdma_cm_port(void) SRPT_NOEXCEPT;
+
+SRPT_EXTERN_C_END
+
+#endif /* SRPT_ABI_FABRIC_H */

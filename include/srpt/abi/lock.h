@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Locks for the core. The kernel objects live in the shim (their size depends
+ * on the kernel configuration: lockdep makes them larger), so creating one can
+ * fail and the core holds an opaque pointer.
+ *
+ * Each lock belongs to a lock class named here. Lockdep checks ordering per
+ * class, so locks that nest must be of different classes, and the class list
+ * is the lock order of the whole module: a lock may only be taken while
+ * holding locks of classes listed above it.
+ */
+#ifndef SRPT_ABI_LOCK_H
+#define SRPT_ABI_LOCK_H
+
+#include <srpt/abi/types.h>
+
+SRPT_EXTERN_C_BEGIN
+
+enum srpt_lock_class {
+	SRPT_LOCK_TARGET = 0,	/* the device registry and global settings */
+	SRPT_LOCK_PORT = 1,	/* one RDMA port: its target port ids and TPGs */
+	SRPT_LOCK_TEST = 2,	/* host unit tests of the lock wrappers */
+	SRPT_LOCK_CLASS_COUNT
+};
+
+struct srpt_mutex;
+
+/* NULL when out of memory. May sleep. */
+struct srpt_mutex *srpt_mutex_create(enum srpt_lock_class cls) SRPT_NOEXCEPT;
+/* The mutex must be unlocked. Accepts NULL. */
+void srpt_mutex_destroy(struct srpt_mutex *m) SRPT_NOEXCEPT;
+void srpt_mutex_lock(struct srpt_mutex *m) SRPT_NOEXCEPT;
+void srpt_mutex_unlock(struct srpt_mutex *m) SRPT_NOEXCEPT;
+/* Lockdep assertion in debug kernels; always true where not checkable. */
+int srpt_mutex_is_locked(struct srpt_mutex *m) SRPT_NOEXCEPT;
+
+SRPT_EXTERN_C_END
+
+#endif /* SRPT_ABI_LOCK_H */

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+// Device: an RDMA device the ib_client was told about, with its ports.
+//
+// Lifetime: exactly the ib_client's add..remove window. The Device owns one
+// reference to each of its Ports; removal detaches them first, so objects that
+// outlive the device (configfs target ports) see a detached port, never a
+// dangling device.
+#pragma once
+
+#include <srpt/abi/device.h>
+#include <srpt/core/port.h>
+#include <srpt/rt/list.h>
+#include <srpt/rt/own.h>
+#include <srpt/rt/string.h>
+
+namespace srpt {
+
+class Device : Pinned {
+ public:
+  // Builds the device and all its ports, or nothing.
+  static Result<Own<Device>> create(srpt_k_device* kdev,
+                                    const srpt_device_desc& desc);
+  ~Device();
+
+  srpt_k_device* kdev() const { return kdev_; }
+  const char* name() const { return name_.c_str(); }
+  u64 node_guid() const { return node_guid_; }
+  List<Port, &Port::device_node>& ports() { return ports_; }
+
+  // Target lock held: detaches every port from the hardware.
+  void detach_ports();
+
+  // On the Target's device list.
+  ListNode target_node;
+
+ private:
+  Device() = default;
+  template <class T, class Ctx, class... Args>
+  friend Result<Own<T>> make_own(Ctx, Args&&...);
+
+  srpt_k_device* kdev_ = nullptr;
+  FixedString<64> name_;
+  u64 node_guid_ = 0;
+  // Each listed port carries one reference owned by this device.
+  List<Port, &Port::device_node> ports_;
+};
+
+}  // namespace srpt

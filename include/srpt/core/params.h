@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: GPL-2.0
+// Module parameters, checked once at load. Names, defaults and ranges are the
+// in-tree ib_srpt's, so existing modprobe.d files keep working.
+#pragma once
+
+#include <srpt/abi/core.h>
+#include <srpt/rt/status.h>
+#include <srpt/rt/types.h>
+
+namespace srpt {
+
+struct Params {
+  // Largest SRP request IU accepted at login (srp_max_req_size).
+  static constexpr s32 kDefaultMaxReqSize = 8276;
+  static constexpr s32 kMinMaxReqSize = 996;
+  // Receive queue size of a shared receive queue (srpt_srq_size).
+  static constexpr s32 kDefaultSrqSize = 4095;
+  static constexpr s32 kMinSrqSize = 4;
+  static constexpr s32 kMaxSrqSize = 65535;
+
+  u32 max_req_size;
+  u32 srq_size;
+  u64 service_guid;  // 0 until set by parameter or by the first device
+
+  // Error::Inval (after logging which parameter and why) when out of range.
+  static Result<Params> from_module(const srpt_params& raw);
+};
+
+}  // namespace srpt

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+// Mutex: a kernel mutex owned by the core; MutexGuard: holding it.
+//
+// The kernel object is allocated by the shim, so a Mutex is made by the
+// fallible Mutex::create() and is move-only. A lock is only ever held through
+// a MutexGuard, whose lifetime is the critical section.
+#pragma once
+
+#include <srpt/abi/lock.h>
+#include <srpt/rt/status.h>
+#include <srpt/rt/thread_annotations.h>
+#include <srpt/rt/utility.h>
+
+namespace srpt {
+
+class SRPT_CAPABILITY("mutex") Mutex : NonCopyable {
+ public:
+  static Result<Mutex> create(srpt_lock_class cls) {
+    srpt_mutex* m = srpt_mutex_create(cls);
+    if (m == nullptr) return Error::NoMem;
+    return Mutex(m);
+  }
+  Mutex(Mutex&& other) noexcept : m_(exchange(other.m_, nullptr)) {}
+  Mutex& operator=(Mutex&&) = delete;
+  ~Mutex() { srpt_mutex_destroy(m_); }
+
+  void lock() SRPT_ACQUIRE() { srpt_mutex_lock(m_); }
+  void unlock() SRPT_RELEASE() { srpt_mutex_unlock(m_); }
+  bool is_locked() const { return srpt_mutex_is_locked(m_) != 0; }
+
+ private:
+  explicit Mutex(srpt_mutex* m) : m_(m) {}
+  srpt_mutex* m_;
+};
+
+class SRPT_SCOPED_CAPABILITY MutexGuard : Pinned {
+ public:
+  explicit MutexGuard(Mutex& m) SRPT_ACQUIRE(m) : m_(m) { m_.lock(); }
+  ~MutexGuard() SRPT_RELEASE() { m_.unlock(); }
+
+ private:
+  Mutex& m_;
+};
+
+}  // namespace srpt

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+// The core's C entry points (include/srpt/abi/{core,device,fabric}.h): each
+// converts C types to core types, calls the Target, and converts the result
+// back to a kernel return value. No decisions here.
+#include <srpt/abi/core.h>
+#include <srpt/abi/device.h>
+#include <srpt/abi/fabric.h>
+#include <srpt/abi/log.h>
+#include <srpt/core/target.h>
+#include <srpt/rt/assert.h>
+
+namespace srpt {
+namespace {
+
+// Set by srpt_core_init() before the shim registers anything that can call in,
+// cleared by srpt_core_exit() after everything that could is unregistered.
+// Constant-initialised: the module loader runs no C++ constructors.
+Target* g_target = nullptr;
+
+}  // namespace
+}  // namespace srpt
+
+using srpt::g_target;
+
+// The opaque ABI types stay incomplete: a pointer to one is a pointer to the
+// core object it names, converted only here.
+namespace {
+srpt::Device* from_abi(srpt_core_device* d) { return reinterpret_cast<srpt::Device*>(d); }
+srpt::TargetPort* from_abi(srpt_core_tport* t) { return reinterpret_cast<srpt::TargetPort*>(t); }
+const srpt::TargetPort* from_abi(const srpt_core_tport* t) {
+  return reinterpret_cast<const srpt::TargetPort*>(t);
+}
+srpt::Tpg* from_abi(srpt_core_tpg* t) { return reinterpret_cast<srpt::Tpg*>(t); }
+}  // namespace
+
+extern "C" {
+
+int srpt_core_init(const srpt_params* raw) noexcept {
+  if (SRPT_CHECK_FAILED(g_target == nullptr)) return -SRPT_EBUSY;
+  srpt::Result<srpt::Params> params = srpt::Params::from_module(*raw);
+  if (!params.ok()) return params.error().to_kernel();
+  srpt::Result<srpt::Own<srpt::Target>> target = srpt::Target::create(params.value());
+  if (!target.ok()) return target.error().to_kernel();
+  g_target = srpt::move(target).value().release();
+  return 0;
+}
+
+void srpt_core_exit(void) noexcept {
+  srpt::destroy(srpt::exchange(g_target, nullptr));
+}
+
+uint64_t srpt_core_service_guid(uint64_t fallback) noexcept {
+  return g_target ? g_target->service_guid() : fallback;
+}
+
+int srpt_core_device_add(srpt_k_device* kdev, const srpt_device_desc* desc,
+                         srpt_core_device** out) noexcept {
+  srpt::Result<srpt::Device*> dev = g_target->add_device(kdev, *desc);
+  if (!dev.ok()) return dev.error().to_kernel();
+  *out = reinterpret_cast<srpt_core_device*>(dev.value());
+  return 0;
+}
+
+void srpt_core_device_remove(srpt_core_device* dev) noexcept {
+  g_target->remove_device(from_abi(dev));
+}
+
+int srpt_core_tport_make(const char* name, srpt_core_tport** out) noexcept {
+  srpt::Result<srpt::TargetPort*> t =
+      g_target->make_tport(srpt::StringView::from_cstr(name));
+  if (!t.ok()) return t.error().to_kernel();
+  *out = reinterpret_cast<srpt_core_tport*>(t.value());
+  return 0;
+}
+
+const char* srpt_core_tport_name(const srpt_core_tport* tport) noexcept {
+  return from_abi(tport)->name().c_str();
+}
+
+void srpt_core_tport_drop(srpt_core_tport* tport) noexcept {
+  g_target->drop_tport(from_abi(tport));
+}
+
+int srpt_core_tpg_make(srpt_core_tport* tport, const char* name,
+                       srpt_core_tpg** out) noexcept {
+  srpt::Result<srpt::Tpg*> tpg =
+      g_target->make_tpg(*from_abi(tport), srpt::StringView::from_cstr(name));
+  if (!tpg.ok()) return tpg.error().to_kernel();
+  *out = reinterpret_cast<srpt_core_tpg*>(tpg.value());
+  return 0;
+}
+
+uint16_t srpt_core_tpg_tag(const srpt_core_tpg*) noexcept { return srpt::Tpg::kTag; }
+
+int srpt_core_tpg_enable(srpt_core_tpg* tpg, int enable) noexcept {
+  return g_target->enable_tpg(*from_abi(tpg), enable != 0).to_kernel();
+}
+
+void srpt_core_tpg_drop(srpt_core_tpg* tpg) noexcept {
+  g_target->drop_tpg(from_abi(tpg));
+}
+
+int srpt_core_rdma_cm_port_store(const char* buf, size_t len) noexcept {
+  return g_target->set_rdma_cm_port(srpt::StringView(buf, len)).to_kernel();
+}
+
+uint16_t srpt_core_rdma_cm_port(void) noexcept { return g_target->rdma_cm_port(); }
+
+}  // extern "C"

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <srpt/core/device.h>
+
+#include <srpt/abi/log.h>
+
+namespace srpt {
+
+Result<Own<Device>> Device::create(srpt_k_device* kdev,
+                                   const srpt_device_desc& desc) {
+  Own<Device> dev = SRPT_TRY(make_own<Device>(alloc_sleep));
+  StringView name = StringView::from_cstr(desc.name);
+  if (!dev->name_.assign(name)) return Error::NameTooLong;
+  dev->kdev_ = kdev;
+  dev->node_guid_ = desc.node_guid;
+
+  for (u32 i = 0; i < desc.port_count; i++) {
+    Result<RefPtr<Port>> port = Port::create(name, desc.ports[i]);
+    if (!port.ok()) {
+      // A port whose GID cannot be read cannot be named in configfs; the
+      // other ports of the device are still served.
+      if (port.error() == Error::NoDev) {
+        srpt_log(SRPT_LOG_WARNING, "%s port %u: no GID 0, port not served\n",
+                 desc.name, desc.ports[i].port_num);
+        continue;
+      }
+      return port.error();  // ~Device releases the ports made so far
+    }
+    // The list's reference is the one port.value() held.
+    Port* p = port.value().get();
+    p->add_ref();
+    dev->ports_.push_back(*p);
+  }
+  return move(dev);
+}
+
+void Device::detach_ports() {
+  for (Port& p : ports_) p.detach();
+}
+
+Device::~Device() {
+  SRPT_ASSERT(!target_node.linked());
+  while (Port* p = ports_.pop_front()) {
+    if (p->release_ref()) destroy(p);
+  }
+}
+
+}  // namespace srpt

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <srpt/core/params.h>
+
+#include <srpt/abi/log.h>
+
+namespace srpt {
+
+Result<Params> Params::from_module(const srpt_params& raw) {
+  if (raw.srp_max_req_size < kMinMaxReqSize) {
+    srpt_log(SRPT_LOG_ERR,
+             "invalid srp_max_req_size=%d: must be at least %d\n",
+             raw.srp_max_req_size, kMinMaxReqSize);
+    return Error::Inval;
+  }
+  if (raw.srpt_srq_size < kMinSrqSize || raw.srpt_srq_size > kMaxSrqSize) {
+    srpt_log(SRPT_LOG_ERR,
+             "invalid srpt_srq_size=%d: must be in [%d, %d]\n",
+             raw.srpt_srq_size, kMinSrqSize, kMaxSrqSize);
+    return Error::Inval;
+  }
+  Params p{};
+  p.max_req_size = static_cast<u32>(raw.srp_max_req_size);
+  p.srq_size = static_cast<u32>(raw.srpt_srq_size);
+  p.service_guid = raw.srpt_service_guid;
+  return move(p);
+}
+
+}  // namespace srpt

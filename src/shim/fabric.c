@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The target-core fabric "srpt": /sys/kernel/config/target/srpt/.
+ *
+ * The shim owns the target-core objects that configfs hands around (se_wwn,
+ * se_portal_group) and embeds in each a pointer to the core object that
+ * decides about it. Target-core calls arrive here in process context.
+ *
+ * Commands and sessions arrive with the login path; until then no session
+ * can exist, so the per-command callbacks below cannot be called and warn if
+ * they ever are.
+ */
+#include <linux/configfs.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <scsi/scsi_proto.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+
+#include <srpt/abi/fabric.h>
+#include "shim.h"
+
+struct srpt_shim_tport {
+	struct se_wwn wwn;
+	struct srpt_core_tport *core;
+};
+
+struct srpt_shim_tpg {
+	struct se_portal_group se_tpg;
+	struct srpt_core_tpg *core;
+};
+
+struct srpt_shim_node_acl {
+	struct se_node_acl nacl;
+};
+
+static struct srpt_shim_tport *srpt_shim_tport(struct se_wwn *wwn)
+{
+	return container_of(wwn, struct srpt_shim_tport, wwn);
+}
+
+static struct srpt_shim_tpg *srpt_shim_tpg(struct se_portal_group *se_tpg)
+{
+	return container_of(se_tpg, struct srpt_shim_tpg, se_tpg);
+}
+
+/* --- target port directories ------------------------------------------- */
+
+static struct se_wwn *srpt_make_tport(struct target_fabric_configfs *tf,
+				      struct config_group *group,
+				      const char *name)
+{
+	struct srpt_shim_tport *tport;
+	int ret;
+
+	tport = kzalloc(sizeof(*tport), GFP_KERNEL);
+	if (!tport)
+		return ERR_PTR(-ENOMEM);
+	ret = srpt_core_tport_make(name, &tport->core);
+	if (ret) {
+		kfree(tport);
+		return ERR_PTR(ret);
+	}
+	return &tport->wwn;
+}
+
+static void srpt_drop_tport(struct se_wwn *wwn)
+{
+	struct srpt_shim_tport *tport = srpt_shim_tport(wwn);
+
+	srpt_core_tport_drop(tport->core);
+	kfree(tport);
+}
+
+static char *srpt_get_fabric_wwn(struct se_portal_group *se_tpg)
+{
+	struct srpt_shim_tport *tport = srpt_shim_tport(se_tpg->se_tpg_wwn);
+
+	/* The target core wants a char *; it never writes through it. */
+	return (char *)srpt_core_tport_name(tport->core);
+}
+
+/* --- TPG directories ---------------------------------------------------- */
+
+static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
+					     const char *name)
+{
+	struct srpt_shim_tport *tport = srpt_shim_tport(wwn);
+	struct srpt_shim_tpg *tpg;
+	int ret;
+
+	tpg = kzalloc(sizeof(*tpg), GFP_KERNEL);
+	if (!tpg)
+		return ERR_PTR(-ENOMEM);
+	ret = srpt_core_tpg_make(tport->core, name, &tpg->core);
+	if (ret)
+		goto err_free;
+	ret = core_tpg_register(wwn, &tpg->se_tpg, SCSI_PROTOCOL_SRP);
+	if (ret)
+		goto err_core;
+	return &tpg->se_tpg;
+
+err_core:
+	srpt_core_tpg_drop(tpg->core);
+err_free:
+	kfree(tpg);
+	return ERR_PTR(ret);
+}
+
+static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
+{
+	return srpt_core_tpg_enable(srpt_shim_tpg(se_tpg)->core, enable);
+}
+
+static void srpt_drop_tpg(struct se_portal_group *se_tpg)
+{
+	struct srpt_shim_tpg *tpg = srpt_shim_tpg(se_tpg);
+
+	/* Reverse of srpt_make_tpg(): the core stops using it, then it goes. */
+	srpt_core_tpg_drop(tpg->core);
+	core_tpg_deregister(se_tpg);
+	kfree(tpg);
+}
+
+static u16 srpt_get_tag(struct se_portal_group *se_tpg)
+{
+	return srpt_core_tpg_tag(srpt_shim_tpg(se_tpg)->core);
+}
+
+/* --- discovery_auth/rdma_cm_port --------------------------------------- */
+
+static ssize_t srpt_rdma_cm_port_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "%u\n", srpt_core_rdma_cm_port());
+}
+
+static ssize_t srpt_rdma_cm_port_store(struct config_item *item,
+				       const char *page, size_t count)
+{
+	int ret = srpt_core_rdma_cm_port_store(page, count);
+
+	return ret ? ret : count;
+}
+
+CONFIGFS_ATTR(srpt_, rdma_cm_port);
+
+static struct configfs_attribute *srpt_da_attrs[] = {
+	&srpt_attr_rdma_cm_port,
+	NULL,
+};
+
+/* --- target-core callbacks with nothing to decide ----------------------- */
+
+static int srpt_check_true(struct se_portal_group *se_tpg)
+{
+	return 1;
+}
+
+static int srpt_check_false(struct se_portal_group *se_tpg)
+{
+	return 0;
+}
+
+static u32 srpt_tpg_get_inst_index(struct se_portal_group *se_tpg)
+{
+	return 1;
+}
+
+static u32 srpt_sess_get_index(struct se_session *se_sess)
+{
+	return 0;
+}
+
+static void srpt_set_default_node_attrs(struct se_node_acl *nacl)
+{
+}
+
+/* --- per-command callbacks: no session exists before the login path ----- */
+
+static void srpt_release_cmd(struct se_cmd *se_cmd)
+{
+	WARN_ON_ONCE(1);
+}
+
+static int srpt_write_pending(struct se_cmd *se_cmd)
+{
+	WARN_ON_ONCE(1);
+	return -EOPNOTSUPP;
+}
+
+static int srpt_get_tcm_cmd_state(struct se_cmd *se_cmd)
+{
+	return 0;
+}
+
+static int srpt_queue_data_in(struct se_cmd *se_cmd)
+{
+	WARN_ON_ONCE(1);
+	return -EOPNOTSUPP;
+}
+
+static int srpt_queue_status(struct se_cmd *se_cmd)
+{
+	WARN_ON_ONCE(1);
+	return -EOPNOTSUPP;
+}
+
+static void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
+{
+	WARN_ON_ONCE(1);
+}
+
+static void srpt_aborted_task(struct se_cmd *se_cmd)
+{
+	WARN_ON_ONCE(1);
+}
+
+static const struct target_core_fabric_ops srpt_template = {
+	.module				= THIS_MODULE,
+	.fabric_name			= "srpt",
+	.node_acl_size			= sizeof(struct srpt_shim_node_acl),
+	.tpg_get_wwn			= srpt_get_fabric_wwn,
+	.tpg_get_tag			= srpt_get_tag,
+	.tpg_check_demo_mode		= srpt_check_false,
+	.tpg_check_demo_mode_cache	= srpt_check_true,
+	.tpg_check_demo_mode_write_protect = srpt_check_true,
+	.tpg_check_prod_mode_write_protect = srpt_check_false,
+	.tpg_get_inst_index		= srpt_tpg_get_inst_index,
+	.release_cmd			= srpt_release_cmd,
+	.sess_get_index			= srpt_sess_get_index,
+	.sess_get_initiator_sid		= NULL,
+	.write_pending			= srpt_write_pending,
+	.set_default_node_attributes	= srpt_set_default_node_attrs,
+	.get_cmd_state			= srpt_get_tcm_cmd_state,
+	.queue_data_in			= srpt_queue_data_in,
+	.queue_status			= srpt_queue_status,
+	.queue_tm_rsp			= srpt_queue_tm_rsp,
+	.aborted_task			= srpt_aborted_task,
+	.fabric_make_wwn		= srpt_make_tport,
+	.fabric_drop_wwn		= srpt_drop_tport,
+	.fabric_make_tpg		= srpt_make_tpg,
+	.fabric_enable_tpg		= srpt_enable_tpg,
+	.fabric_drop_tpg		= srpt_drop_tpg,
+	.tfc_discovery_attrs		= srpt_da_attrs,
+};
+
+int srpt_shim_fabric_register(void)
+{
+	int ret = target_register_template(&srpt_template);
+
+	if (ret)
+		pr_err("target_register_template() failed: %d\n", ret);
+	return ret;
+}
+
+void srpt_shim_fabric_unregister(void)
+{
+	target_unregister_template(&srpt_template);
+}

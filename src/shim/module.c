@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module entry: parameters, init and exit.
+ *
+ * Parameter names, types, permissions and defaults are those of the in-tree
+ * ib_srpt so that existing modprobe.d configuration keeps working; the core
+ * checks their ranges (srpt_core_init).
+ *
+ * Order: the core first (everything else calls into it), then the target-core
+ * fabric, then the ib_client (whose add callback needs both). Exit unwinds in
+ * exact reverse.
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include <srpt/abi/core.h>
+#include "shim.h"
+
+static int srp_max_req_size = 8276;
+module_param(srp_max_req_size, int, 0444);
+MODULE_PARM_DESC(srp_max_req_size,
+		 "Maximum size of SRP request messages in bytes.");
+
+static int srpt_srq_size = 4095;
+module_param(srpt_srq_size, int, 0444);
+MODULE_PARM_DESC(srpt_srq_size, "Shared receive queue (SRQ) size.");
+
+static u64 srpt_service_guid;
+
+static int srpt_service_guid_set(const char *buffer,
+				 const struct kernel_param *kp)
+{
+	return kstrtou64(buffer, 16, (u64 *)kp->arg);
+}
+
+/* Shows the GUID in effect, which the first device sets when it was 0. */
+static int srpt_service_guid_get(char *buffer, const struct kernel_param *kp)
+{
+	return sprintf(buffer, "0x%016llx\n",
+		       srpt_core_service_guid(*(u64 *)kp->arg));
+}
+
+static const struct kernel_param_ops srpt_service_guid_ops = {
+	.set = srpt_service_guid_set,
+	.get = srpt_service_guid_get,
+};
+module_param_cb(srpt_service_guid, &srpt_service_guid_ops, &srpt_service_guid,
+		0444);
+MODULE_PARM_DESC(srpt_service_guid,
+		 "Using this value for ioc_guid, id_ext, and cm_listen_id instead of using the node_guid of the first HCA.");
+
+static int __init srpt_init_module(void)
+{
+	struct srpt_params params = {
+		.srp_max_req_size = srp_max_req_size,
+		.srpt_srq_size = srpt_srq_size,
+		.srpt_service_guid = srpt_service_guid,
+	};
+	int ret;
+
+	ret = srpt_core_init(&params);
+	if (ret)
+		return ret;
+
+	ret = srpt_shim_fabric_register();
+	if (ret)
+		goto err_core;
+
+	ret = srpt_shim_ib_client_register();
+	if (ret)
+		goto err_fabric;
+
+	return 0;
+
+err_fabric:
+	srpt_shim_fabric_unregister();
+err_core:
+	srpt_core_exit();
+	return ret;
+}
+
+static void __exit srpt_cleanup_module(void)
+{
+	srpt_shim_ib_client_unregister();
+	srpt_shim_fabric_unregister();
+	srpt_core_exit();
+}
+
+module_init(srpt_init_module);
+module_exit(srpt_cleanup_module);
+
+MODULE_AUTHOR("srpt-cxx developers");
+MODULE_DESCRIPTION("SCSI RDMA Protocol target (srpt-cxx, C++ core)");
+MODULE_LICENSE("GPL");
