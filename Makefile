@@ -10,8 +10,10 @@
 # run Debian's kernel. Override with KDIR=/path/to/build/dir.
 
 PROJECT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
-KDIR ?= $(shell $(PROJECT)/scripts/kdir.sh)
 CXX := g++-12
+# Resolved when a recipe runs, after deps may have installed the headers.
+export KDIR
+kdir = $$($(PROJECT)/scripts/kdir.sh)
 
 .PHONY: all module module-check unit vm-check vm-selftest check demo deps clean
 
@@ -21,8 +23,9 @@ deps:
 	$(PROJECT)/scripts/install-deps.sh build
 
 module: deps
-	@test -n "$(KDIR)" || { echo "no Debian kernel headers found (set KDIR=)"; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(PROJECT) CXX=$(CXX) modules
+	@kdir=$(kdir); test -n "$$kdir" || { echo "no Debian kernel headers found (set KDIR=)"; exit 1; }; \
+	echo "building against $$kdir"; \
+	$(MAKE) -C "$$kdir" M=$(PROJECT) CXX=$(CXX) modules
 
 module-check: module
 	$(PROJECT)/scripts/check-module.sh $(PROJECT)/ib_srpt.ko
@@ -47,6 +50,6 @@ demo: module
 	$(PROJECT)/scripts/vm/demo.sh
 
 clean:
-	-test -n "$(KDIR)" && $(MAKE) -C $(KDIR) M=$(PROJECT) clean
+	-kdir=$(kdir); test -n "$$kdir" && $(MAKE) -C "$$kdir" M=$(PROJECT) clean
 	-$(MAKE) -C $(PROJECT)/tests/unit clean
 	rm -rf $(PROJECT)/build

@@ -1,11 +1,12 @@
 #!/bin/sh
 # Prints the kernel build directory to build against: Debian's installed
-# linux-headers-<abi>-amd64 (the newest if several). The running kernel is
-# irrelevant: build machines do not run Debian's kernel.
+# linux-headers-<abi>-amd64 (the newest ABI if several), or $KDIR when set.
+# The running kernel is irrelevant: build machines do not run Debian's kernel.
 set -eu
-best=
-for d in /usr/src/linux-headers-*-amd64; do
-	[ -f "$d/Module.symvers" ] && best=$d
-done
-[ -n "$best" ] || exit 0
-echo "$best"
+if [ -n "${KDIR:-}" ]; then
+	echo "$KDIR"
+	exit 0
+fi
+ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | while read -r d; do
+	[ -f "$d/Module.symvers" ] && echo "$d"
+done | tail -n 1

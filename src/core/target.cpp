@@ -100,7 +100,8 @@ Result<TargetPort*> Target::make_tport(StringView name) {
              static_cast<int>(name.size()), name.data());
     return parsed.error();
   }
-  // Allocate before taking the lock; drop it again if the name is refused.
+  // The lookup, the uniqueness check and the registration are one critical
+  // section, so two mkdirs naming the same port cannot both succeed.
   TargetPort* tport = nullptr;
   {
     MutexGuard guard(lock_);
