@@ -2,10 +2,15 @@
 // The core's C entry points (include/srpt/abi/{core,device,fabric}.h): each
 // converts C types to core types, calls the Target, and converts the result
 // back to a kernel return value. No decisions here.
+#include <srpt/abi/cm.h>
+#include <srpt/abi/cmd.h>
 #include <srpt/abi/core.h>
+#include <srpt/abi/queue.h>
+#include <srpt/abi/session.h>
 #include <srpt/abi/device.h>
 #include <srpt/abi/fabric.h>
 #include <srpt/abi/log.h>
+#include <srpt/core/initiator_name.h>
 #include <srpt/core/target.h>
 #include <srpt/rt/assert.h>
 
@@ -31,6 +36,10 @@ const srpt::TargetPort* from_abi(const srpt_core_tport* t) {
   return reinterpret_cast<const srpt::TargetPort*>(t);
 }
 srpt::Tpg* from_abi(srpt_core_tpg* t) { return reinterpret_cast<srpt::Tpg*>(t); }
+// The contexts the core handed to the shim: a Channel for CM, queue and
+// session callbacks, a Command for command callbacks.
+srpt::Channel& channel_of(void* ctx) { return *static_cast<srpt::Channel*>(ctx); }
+srpt::Command& command_of(void* ctx) { return *static_cast<srpt::Command*>(ctx); }
 }  // namespace
 
 extern "C" {
@@ -46,6 +55,8 @@ int srpt_core_init(const srpt_params* raw) noexcept {
 }
 
 void srpt_core_exit(void) noexcept {
+  if (g_target == nullptr) return;
+  g_target->shutdown();
   srpt::destroy(srpt::exchange(g_target, nullptr));
 }
 
@@ -82,9 +93,9 @@ void srpt_core_tport_drop(srpt_core_tport* tport) noexcept {
 }
 
 int srpt_core_tpg_make(srpt_core_tport* tport, const char* name,
-                       srpt_core_tpg** out) noexcept {
-  srpt::Result<srpt::Tpg*> tpg =
-      g_target->make_tpg(*from_abi(tport), srpt::StringView::from_cstr(name));
+                       srpt_k_tpg* ktpg, srpt_core_tpg** out) noexcept {
+  srpt::Result<srpt::Tpg*> tpg = g_target->make_tpg(
+      *from_abi(tport), srpt::StringView::from_cstr(name), ktpg);
   if (!tpg.ok()) return tpg.error().to_kernel();
   *out = reinterpret_cast<srpt_core_tpg*>(tpg.value());
   return 0;
@@ -105,5 +116,83 @@ int srpt_core_rdma_cm_port_store(const char* buf, size_t len) noexcept {
 }
 
 uint16_t srpt_core_rdma_cm_port(void) noexcept { return g_target->rdma_cm_port(); }
+
+uint32_t srpt_core_tpg_attr_show(srpt_core_tpg* tpg, srpt_tpg_attr attr) noexcept {
+  return g_target->tpg_attribute(*from_abi(tpg), attr);
+}
+
+int srpt_core_tpg_attr_store(srpt_core_tpg* tpg, srpt_tpg_attr attr,
+                             const char* buf, size_t len) noexcept {
+  return g_target->set_tpg_attribute(*from_abi(tpg), attr, srpt::StringView(buf, len))
+      .to_kernel();
+}
+
+int srpt_core_acl_name_check(const char* name) noexcept {
+  if (srpt::is_valid_acl_name(srpt::StringView::from_cstr(name))) return 0;
+  srpt_log(SRPT_LOG_ERR,
+           "ACL name \"%s\" is none of: port GUID, 0x + 32 hex digits, "
+           "32 hex digits, IPv4 or IPv6 address\n",
+           name);
+  return -SRPT_EINVAL;
+}
+
+void srpt_core_show_channels(srpt_k_seq* seq) noexcept {
+  if (g_target != nullptr) g_target->show_channels(seq);
+}
+
+// --- the login path and the channels' callbacks ----------------------------
+
+int srpt_core_login(const srpt_login_event* ev) noexcept {
+  return g_target->login(*ev).to_kernel();
+}
+
+void srpt_core_cm_event(void* ctx, srpt_cm_event ev) noexcept {
+  channel_of(ctx).on_cm_event(ev);
+}
+
+void srpt_core_recv_done(void* ctx, uint32_t index, uint32_t byte_len, int ok) noexcept {
+  channel_of(ctx).on_recv(index, byte_len, ok != 0);
+}
+
+void srpt_core_send_done(void* ctx, uint32_t index, int ok) noexcept {
+  channel_of(ctx).on_send(index, ok != 0);
+}
+
+void srpt_core_session_close(void* ctx) noexcept {
+  channel_of(ctx).close(srpt::CloseReason::SessionClosed);
+}
+
+int srpt_core_cmd_write_pending(void* ctx) noexcept {
+  srpt::Command& c = command_of(ctx);
+  return c.channel().on_write_pending(c);
+}
+
+int srpt_core_cmd_queue_data_in(void* ctx) noexcept {
+  srpt::Command& c = command_of(ctx);
+  return c.channel().on_queue_data_in(c);
+}
+
+int srpt_core_cmd_queue_status(void* ctx) noexcept {
+  srpt::Command& c = command_of(ctx);
+  return c.channel().on_queue_status(c);
+}
+
+void srpt_core_cmd_queue_tm_rsp(void*) noexcept {
+  // No task management request is handed to the target core yet.
+}
+
+void srpt_core_cmd_aborted(void*) noexcept {
+  // Nothing of ours to undo: the RDMA contexts go with srpt_k_cmd_free().
+}
+
+void srpt_core_cmd_release(void* ctx) noexcept {
+  srpt::Command& c = command_of(ctx);
+  c.channel().on_release(c);
+}
+
+void srpt_core_cmd_rdma_done(void* ctx, int ok) noexcept {
+  srpt::Command& c = command_of(ctx);
+  c.channel().on_rdma_done(c, ok != 0);
+}
 
 }  // extern "C"

@@ -33,12 +33,19 @@ Result<Own<Device>> Device::create(srpt_k_device* kdev,
   return move(dev);
 }
 
+Port* Device::port(u32 port_num) {
+  for (Port& p : ports_)
+    if (p.port_num() == port_num) return &p;
+  return nullptr;
+}
+
 void Device::detach_ports() {
   for (Port& p : ports_) p.detach();
 }
 
 Device::~Device() {
   SRPT_ASSERT(!target_node.linked());
+  SRPT_ASSERT(ib_listener == nullptr);
   while (Port* p = ports_.pop_front()) {
     if (p->release_ref()) destroy(p);
   }

@@ -18,7 +18,15 @@ Result<Params> Params::from_module(const srpt_params& raw) {
              raw.srpt_srq_size, kMinSrqSize, kMaxSrqSize);
     return Error::Inval;
   }
+  if (raw.max_channels_per_nexus < 1 ||
+      raw.max_channels_per_nexus > kMaxMaxNexusChannels) {
+    srpt_log(SRPT_LOG_ERR,
+             "invalid max_channels_per_nexus=%d: must be in [1, %d]\n",
+             raw.max_channels_per_nexus, kMaxMaxNexusChannels);
+    return Error::Inval;
+  }
   Params p{};
+  p.max_nexus_channels = static_cast<u32>(raw.max_channels_per_nexus);
   p.max_req_size = static_cast<u32>(raw.srp_max_req_size);
   p.srq_size = static_cast<u32>(raw.srpt_srq_size);
   p.service_guid = raw.srpt_service_guid;

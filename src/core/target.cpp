@@ -13,6 +13,24 @@ const char* form_name(PortNameForm form) {
 
 // kstrtou16(..., 0, ...) semantics, as the in-tree attribute: decimal, or hex
 // after "0x"; one trailing newline allowed; nothing else.
+Result<u32> parse_u32(StringView text) {
+  text = text.trim_newline();
+  unsigned base = 10;
+  if (text.starts_with("0x") || text.starts_with("0X")) {
+    base = 16;
+    text = text.substr(2);
+  }
+  if (text.empty()) return Error::Inval;
+  u64 v = 0;
+  for (usize i = 0; i < text.size(); i++) {
+    int d = hex_digit_value(text[i]);
+    if (d < 0 || static_cast<unsigned>(d) >= base) return Error::Inval;
+    v = v * base + static_cast<u64>(d);
+    if (v > 0xffffffffu) return Error::Range;
+  }
+  return static_cast<u32>(v);
+}
+
 Result<u16> parse_u16(StringView text) {
   text = text.trim_newline();
   unsigned base = 10;
@@ -35,13 +53,63 @@ Result<u16> parse_u16(StringView text) {
 
 Result<Own<Target>> Target::create(const Params& params) {
   Mutex lock = SRPT_TRY(Mutex::create(SRPT_LOCK_TARGET));
-  return make_own<Target>(alloc_sleep, move(lock), params);
+  Mutex login_lock = SRPT_TRY(Mutex::create(SRPT_LOCK_LOGIN));
+  return make_own<Target>(alloc_sleep, move(lock), move(login_lock), params);
 }
 
 Target::~Target() {
   // module_exit runs after ib_unregister_client() removed every device, and
-  // the module cannot be unloaded while configfs holds a target port.
+  // the module cannot be unloaded while configfs holds a target port, so no
+  // TPG, and no channel, is left.
   SRPT_ASSERT(devices_.empty());
+  SRPT_ASSERT(channels_.empty());
+  SRPT_ASSERT(rdma_listener_ == nullptr);
+}
+
+void Target::shutdown() {
+  srpt_k_listener* l;
+  {
+    MutexGuard guard(lock_);
+    l = exchange(rdma_listener_, nullptr);
+    rdma_cm_port_ = 0;
+  }
+  // Waits for a running REQ callback, which may need login_lock_.
+  if (l != nullptr) srpt_k_listener_destroy(l);
+  MutexGuard login(login_lock_);
+  close_channels_and_wait([](Channel&) { return true; }, CloseReason::Shutdown);
+}
+
+Device* Target::find_device(srpt_k_device* kdev) {
+  for (Device& d : devices_)
+    if (d.kdev() == kdev) return &d;
+  return nullptr;
+}
+
+template <class Match>
+void Target::close_channels_and_wait(Match match, CloseReason why) {
+  // One at a time: the registry lock cannot be held while waiting, and a
+  // released channel has left the list, so this ends.
+  for (;;) {
+    RefPtr<Channel> victim;
+    {
+      MutexGuard guard(lock_);
+      for (Channel& ch : channels_) {
+        if (match(ch)) {
+          victim = RefPtr<Channel>(&ch);
+          break;
+        }
+      }
+    }
+    if (!victim) return;
+    victim->close_and_wait(why);
+  }
+}
+
+void Target::unregister_channel(Channel& ch) {
+  MutexGuard guard(lock_);
+  channels_.remove(ch);
+  // Only unlinks: the caller, the channel's release work, drops the
+  // registry's reference.
 }
 
 Result<Device*> Target::add_device(srpt_k_device* kdev,
@@ -58,12 +126,22 @@ Result<Device*> Target::add_device(srpt_k_device* kdev,
              dev->name(), p.port_num(), p.guid_name().c_str(),
              p.gid_name().c_str());
   }
+  // IB/CM on every port, RoCE included (the in-tree driver serves IB/CM
+  // only on InfiniBand link layers).
+  int ret = srpt_k_ib_listen(kdev, params_.service_guid, &dev->ib_listener);
+  if (ret) {
+    dev->ib_listener = nullptr;
+    srpt_log(SRPT_LOG_WARNING,
+             "%s: no IB/CM listener (error %d); logins through RDMA/CM only\n",
+             dev->name(), ret);
+  }
   Device* raw = move(dev).release();
   devices_.push_back(*raw);
   return raw;
 }
 
 void Target::remove_device(Device* dev) {
+  MutexGuard login(login_lock_);
   {
     MutexGuard guard(lock_);
     devices_.remove(*dev);
@@ -80,6 +158,15 @@ void Target::remove_device(Device* dev) {
       }
     }
   }
+  // Its channels use the device's queues: all go before the device does.
+  close_channels_and_wait(
+      [dev](Channel& ch) {
+        for (Port& p : dev->ports())
+          if (&ch.port() == &p) return true;
+        return false;
+      },
+      CloseReason::DeviceRemoved);
+  if (dev->ib_listener != nullptr) srpt_k_listener_destroy(exchange(dev->ib_listener, nullptr));
   // Ports referenced by target ports survive this; the rest go now.
   destroy(dev);
 }
@@ -140,9 +227,10 @@ void Target::drop_tport(TargetPort* tport) {
   destroy(tport);
 }
 
-Result<Tpg*> Target::make_tpg(TargetPort& tport, StringView name) {
+Result<Tpg*> Target::make_tpg(TargetPort& tport, StringView name,
+                              srpt_k_tpg* ktpg) {
   (void)name;  // like the in-tree driver, any TPG name is accepted
-  Tpg* tpg = new (alloc_sleep) Tpg(tport);
+  Tpg* tpg = new (alloc_sleep) Tpg(tport, ktpg);
   if (tpg == nullptr) return Error::NoMem;
   MutexGuard guard(lock_);
   tport.tpgs().push_back(*tpg);
@@ -150,15 +238,24 @@ Result<Tpg*> Target::make_tpg(TargetPort& tport, StringView name) {
 }
 
 Status Target::enable_tpg(Tpg& tpg, bool enable) {
-  MutexGuard guard(lock_);
-  Port& port = tpg.tport().port();
-  if (enable && !port.attached()) {
-    srpt_log(SRPT_LOG_ERR,
-             "cannot enable a TPG of %s: %s port %u has been removed\n",
-             tpg.tport().name().c_str(), port.device_name(), port.port_num());
-    return Error::NoDev;
+  {
+    MutexGuard guard(lock_);
+    Port& port = tpg.tport().port();
+    if (enable && !port.attached()) {
+      srpt_log(SRPT_LOG_ERR,
+               "cannot enable a TPG of %s: %s port %u has been removed\n",
+               tpg.tport().name().c_str(), port.device_name(), port.port_num());
+      return Error::NoDev;
+    }
+    // Disabling first, before waiting for the login lock: a login in flight
+    // re-checks this flag before it accepts, and is refused.
+    tpg.enabled_ = enable;
   }
-  tpg.enabled_ = enable;
+  if (!enable) {
+    MutexGuard login(login_lock_);
+    close_channels_and_wait([&tpg](Channel& ch) { return ch.tpg() == &tpg; },
+                            CloseReason::TpgDisabled);
+  }
   return Status::ok_status();
 }
 
@@ -166,15 +263,95 @@ void Target::drop_tpg(Tpg* tpg) {
   {
     MutexGuard guard(lock_);
     tpg->enabled_ = false;
+  }
+  {
+    MutexGuard login(login_lock_);
+    close_channels_and_wait([tpg](Channel& ch) { return ch.tpg() == tpg; },
+                            CloseReason::TpgDisabled);
+    MutexGuard guard(lock_);
     tpg->tport().tpgs().remove(*tpg);
   }
   destroy(tpg);
 }
 
-Status Target::set_rdma_cm_port(StringView text) {
-  u16 port = SRPT_TRY(parse_u16(text));
+u32 Target::tpg_attribute(Tpg& tpg, srpt_tpg_attr attr) {
   MutexGuard guard(lock_);
-  rdma_cm_port_ = port;
+  const PortAttributes& a = tpg.tport().port().attributes();
+  switch (attr) {
+    case SRPT_ATTR_MAX_RDMA_SIZE: return a.max_rdma_size;
+    case SRPT_ATTR_MAX_RSP_SIZE: return a.max_rsp_size;
+    case SRPT_ATTR_SQ_SIZE: return a.sq_size;
+    case SRPT_ATTR_USE_SRQ: return a.use_srq ? 1 : 0;
+    default: return 0;
+  }
+}
+
+Status Target::set_tpg_attribute(Tpg& tpg, srpt_tpg_attr attr, StringView text) {
+  const u32 v = SRPT_TRY(parse_u32(text));
+  using A = PortAttributes;
+  u32 lo = 0, hi = 0;
+  const char* name = "?";
+  switch (attr) {
+    case SRPT_ATTR_MAX_RDMA_SIZE:
+      lo = A::kMinMaxRdmaSize, hi = A::kMaxMaxRdmaSize, name = "srp_max_rdma_size";
+      break;
+    case SRPT_ATTR_MAX_RSP_SIZE:
+      lo = A::kMinMaxRspSize, hi = A::kMaxMaxRspSize, name = "srp_max_rsp_size";
+      break;
+    case SRPT_ATTR_SQ_SIZE:
+      lo = A::kMinSqSize, hi = A::kMaxSqSize, name = "srp_sq_size";
+      break;
+    case SRPT_ATTR_USE_SRQ:
+      lo = 0, hi = 1, name = "use_srq";
+      break;
+    default:
+      return Error::Inval;
+  }
+  if (v < lo || v > hi) {
+    srpt_log(SRPT_LOG_ERR, "%s=%u out of range [%u, %u]\n", name, v, lo, hi);
+    return Error::Inval;
+  }
+  // New values apply to channels that log in afterwards.
+  MutexGuard guard(lock_);
+  PortAttributes& a = tpg.tport().port().attributes();
+  switch (attr) {
+    case SRPT_ATTR_MAX_RDMA_SIZE: a.max_rdma_size = v; break;
+    case SRPT_ATTR_MAX_RSP_SIZE: a.max_rsp_size = v; break;
+    case SRPT_ATTR_SQ_SIZE: a.sq_size = v; break;
+    case SRPT_ATTR_USE_SRQ: a.use_srq = v != 0; break;
+    default: break;
+  }
+  return Status::ok_status();
+}
+
+Status Target::set_rdma_cm_port(StringView text) {
+  const u16 port = SRPT_TRY(parse_u16(text));
+  {
+    MutexGuard guard(lock_);
+    if (port == rdma_cm_port_) return Status::ok_status();
+  }
+  // The new listener first, so a failure leaves the old one serving.
+  srpt_k_listener* fresh = nullptr;
+  if (port != 0) {
+    int ret = srpt_k_rdma_listen(port, &fresh);
+    if (ret) {
+      srpt_log(SRPT_LOG_ERR, "cannot listen for RDMA/CM on port %u: error %d\n",
+               port, ret);
+      return Error::from_kernel(ret);
+    }
+  }
+  srpt_k_listener* old;
+  {
+    MutexGuard guard(lock_);
+    old = exchange(rdma_listener_, fresh);
+    rdma_cm_port_ = port;
+  }
+  // Outside the lock: destroying waits for its running REQ callbacks.
+  if (old != nullptr) srpt_k_listener_destroy(old);
+  if (port != 0)
+    srpt_log(SRPT_LOG_INFO, "RDMA/CM listening on port %u\n", port);
+  else
+    srpt_log(SRPT_LOG_INFO, "RDMA/CM listener stopped\n");
   return Status::ok_status();
 }
 

@@ -24,6 +24,8 @@ static_assert(SRPT_ENAMETOOLONG == ENAMETOOLONG);
 static_assert(SRPT_EOPNOTSUPP == EOPNOTSUPP);
 static_assert(SRPT_ECONNREFUSED == ECONNREFUSED);
 static_assert(SRPT_ETIMEDOUT == ETIMEDOUT);
+/* target_setup_session() refuses an initiator without an ACL with it. */
+static_assert(SRPT_EACCES == EACCES);
 
 static_assert(sizeof(((struct srpt_port_desc *)0)->gid0) ==
 	      sizeof(union ib_gid));

@@ -6,28 +6,27 @@
  * se_portal_group) and embeds in each a pointer to the core object that
  * decides about it. Target-core calls arrive here in process context.
  *
- * Commands and sessions arrive with the login path; until then no session
- * can exist, so the per-command callbacks below cannot be called and warn if
- * they ever are.
+ * Per-command callbacks go to the core's command of the slot (cmd.c). Also
+ * here: the debugfs file ib_srpt/channels, which the core fills.
  */
 #include <linux/configfs.h>
+#include <linux/debugfs.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <scsi/scsi_proto.h>
 #include <target/target_core_base.h>
 #include <target/target_core_fabric.h>
 
+#include <srpt/abi/cmd.h>
 #include <srpt/abi/fabric.h>
+#include <srpt/abi/session.h>
+#include "objects.h"
 #include "shim.h"
 
 struct srpt_shim_tport {
 	struct se_wwn wwn;
 	struct srpt_core_tport *core;
-};
-
-struct srpt_shim_tpg {
-	struct se_portal_group se_tpg;
-	struct srpt_core_tpg *core;
 };
 
 struct srpt_shim_node_acl {
@@ -39,9 +38,9 @@ static struct srpt_shim_tport *srpt_shim_tport(struct se_wwn *wwn)
 	return container_of(wwn, struct srpt_shim_tport, wwn);
 }
 
-static struct srpt_shim_tpg *srpt_shim_tpg(struct se_portal_group *se_tpg)
+static struct srpt_k_tpg *srpt_shim_tpg(struct se_portal_group *se_tpg)
 {
-	return container_of(se_tpg, struct srpt_shim_tpg, se_tpg);
+	return container_of(se_tpg, struct srpt_k_tpg, se_tpg);
 }
 
 /* --- target port directories ------------------------------------------- */
@@ -86,22 +85,23 @@ static struct se_portal_group *srpt_make_tpg(struct se_wwn *wwn,
 					     const char *name)
 {
 	struct srpt_shim_tport *tport = srpt_shim_tport(wwn);
-	struct srpt_shim_tpg *tpg;
+	struct srpt_k_tpg *tpg;
 	int ret;
 
 	tpg = kzalloc(sizeof(*tpg), GFP_KERNEL);
 	if (!tpg)
 		return ERR_PTR(-ENOMEM);
-	ret = srpt_core_tpg_make(tport->core, name, &tpg->core);
-	if (ret)
-		goto err_free;
+	/* Registered first: the core may make sessions on it from now on. */
 	ret = core_tpg_register(wwn, &tpg->se_tpg, SCSI_PROTOCOL_SRP);
 	if (ret)
-		goto err_core;
+		goto err_free;
+	ret = srpt_core_tpg_make(tport->core, name, tpg, &tpg->core);
+	if (ret)
+		goto err_deregister;
 	return &tpg->se_tpg;
 
-err_core:
-	srpt_core_tpg_drop(tpg->core);
+err_deregister:
+	core_tpg_deregister(&tpg->se_tpg);
 err_free:
 	kfree(tpg);
 	return ERR_PTR(ret);
@@ -114,9 +114,13 @@ static int srpt_enable_tpg(struct se_portal_group *se_tpg, bool enable)
 
 static void srpt_drop_tpg(struct se_portal_group *se_tpg)
 {
-	struct srpt_shim_tpg *tpg = srpt_shim_tpg(se_tpg);
+	struct srpt_k_tpg *tpg = srpt_shim_tpg(se_tpg);
 
-	/* Reverse of srpt_make_tpg(): the core stops using it, then it goes. */
+	/*
+	 * Reverse of srpt_make_tpg(). SAFETY: srpt_core_tpg_drop() returns
+	 * after the TPG's channels were released and their sessions removed,
+	 * so none is left for core_tpg_deregister() to find.
+	 */
 	srpt_core_tpg_drop(tpg->core);
 	core_tpg_deregister(se_tpg);
 	kfree(tpg);
@@ -149,6 +153,77 @@ static struct configfs_attribute *srpt_da_attrs[] = {
 	NULL,
 };
 
+/* --- <tpg>/attrib/ ------------------------------------------------------ */
+
+static ssize_t srpt_tpg_attr_show(struct config_item *item, char *page,
+				  enum srpt_tpg_attr attr)
+{
+	struct srpt_k_tpg *tpg = srpt_shim_tpg(attrib_to_tpg(item));
+
+	/*
+	 * SAFETY: configfs creates the attrib/ directory after
+	 * srpt_make_tpg() returned and removes it before srpt_drop_tpg(), so
+	 * tpg->core is set and alive.
+	 */
+	return sysfs_emit(page, "%u\n",
+			  srpt_core_tpg_attr_show(tpg->core, attr));
+}
+
+static ssize_t srpt_tpg_attr_store(struct config_item *item, const char *page,
+				   size_t count, enum srpt_tpg_attr attr)
+{
+	struct srpt_k_tpg *tpg = srpt_shim_tpg(attrib_to_tpg(item));
+	int ret = srpt_core_tpg_attr_store(tpg->core, attr, page, count);
+
+	return ret ? ret : count;
+}
+
+#define SRPT_TPG_ATTRIB(_name, _attr)					\
+static ssize_t srpt_tpg_attrib_##_name##_show(struct config_item *item,	\
+					      char *page)		\
+{									\
+	return srpt_tpg_attr_show(item, page, _attr);			\
+}									\
+static ssize_t srpt_tpg_attrib_##_name##_store(struct config_item *item, \
+					       const char *page,	\
+					       size_t count)		\
+{									\
+	return srpt_tpg_attr_store(item, page, count, _attr);		\
+}									\
+CONFIGFS_ATTR(srpt_tpg_attrib_, _name)
+
+SRPT_TPG_ATTRIB(srp_max_rdma_size, SRPT_ATTR_MAX_RDMA_SIZE);
+SRPT_TPG_ATTRIB(srp_max_rsp_size, SRPT_ATTR_MAX_RSP_SIZE);
+SRPT_TPG_ATTRIB(srp_sq_size, SRPT_ATTR_SQ_SIZE);
+SRPT_TPG_ATTRIB(use_srq, SRPT_ATTR_USE_SRQ);
+
+static struct configfs_attribute *srpt_tpg_attrib_attrs[] = {
+	&srpt_tpg_attrib_attr_srp_max_rdma_size,
+	&srpt_tpg_attrib_attr_srp_max_rsp_size,
+	&srpt_tpg_attrib_attr_srp_sq_size,
+	&srpt_tpg_attrib_attr_use_srq,
+	NULL,
+};
+static_assert(ARRAY_SIZE(srpt_tpg_attrib_attrs) == SRPT_ATTR_COUNT + 1);
+
+/* --- acls/<name> -------------------------------------------------------- */
+
+static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
+{
+	return srpt_core_acl_name_check(name);
+}
+
+/* --- sessions ----------------------------------------------------------- */
+
+/*
+ * An ACL is being removed (or its sessions shut down): the target core
+ * calls this in process context, holding no lock, once per session.
+ */
+static void srpt_close_session(struct se_session *se_sess)
+{
+	srpt_core_session_close(se_sess->fabric_sess_ptr);
+}
+
 /* --- target-core callbacks with nothing to decide ----------------------- */
 
 static int srpt_check_true(struct se_portal_group *se_tpg)
@@ -175,17 +250,29 @@ static void srpt_set_default_node_attrs(struct se_node_acl *nacl)
 {
 }
 
-/* --- per-command callbacks: no session exists before the login path ----- */
+/* --- per-command callbacks --------------------------------------------- */
+
+/*
+ * The target core calls these in process context (its work queues, or
+ * synchronously from srpt_k_cmd_submit(), srpt_k_cmd_execute() and
+ * srpt_k_cmd_free()). The se_cmd is the one embedded in a slot's
+ * struct srpt_k_cmd, which lives until the slot is destroyed.
+ */
 
 static void srpt_release_cmd(struct se_cmd *se_cmd)
 {
-	WARN_ON_ONCE(1);
+	srpt_shim_cmd_release(se_cmd);
+}
+
+/* After queue_data_in/queue_status: the target core's own reference. */
+static int srpt_check_stop_free(struct se_cmd *se_cmd)
+{
+	return target_put_sess_cmd(se_cmd);
 }
 
 static int srpt_write_pending(struct se_cmd *se_cmd)
 {
-	WARN_ON_ONCE(1);
-	return -EOPNOTSUPP;
+	return srpt_core_cmd_write_pending(srpt_shim_cmd_ctx(se_cmd));
 }
 
 static int srpt_get_tcm_cmd_state(struct se_cmd *se_cmd)
@@ -195,24 +282,22 @@ static int srpt_get_tcm_cmd_state(struct se_cmd *se_cmd)
 
 static int srpt_queue_data_in(struct se_cmd *se_cmd)
 {
-	WARN_ON_ONCE(1);
-	return -EOPNOTSUPP;
+	return srpt_core_cmd_queue_data_in(srpt_shim_cmd_ctx(se_cmd));
 }
 
 static int srpt_queue_status(struct se_cmd *se_cmd)
 {
-	WARN_ON_ONCE(1);
-	return -EOPNOTSUPP;
+	return srpt_core_cmd_queue_status(srpt_shim_cmd_ctx(se_cmd));
 }
 
 static void srpt_queue_tm_rsp(struct se_cmd *se_cmd)
 {
-	WARN_ON_ONCE(1);
+	srpt_core_cmd_queue_tm_rsp(srpt_shim_cmd_ctx(se_cmd));
 }
 
 static void srpt_aborted_task(struct se_cmd *se_cmd)
 {
-	WARN_ON_ONCE(1);
+	srpt_core_cmd_aborted(srpt_shim_cmd_ctx(se_cmd));
 }
 
 static const struct target_core_fabric_ops srpt_template = {
@@ -226,7 +311,9 @@ static const struct target_core_fabric_ops srpt_template = {
 	.tpg_check_demo_mode_write_protect = srpt_check_true,
 	.tpg_check_prod_mode_write_protect = srpt_check_false,
 	.tpg_get_inst_index		= srpt_tpg_get_inst_index,
+	.check_stop_free		= srpt_check_stop_free,
 	.release_cmd			= srpt_release_cmd,
+	.close_session			= srpt_close_session,
 	.sess_get_index			= srpt_sess_get_index,
 	.sess_get_initiator_sid		= NULL,
 	.write_pending			= srpt_write_pending,
@@ -241,7 +328,9 @@ static const struct target_core_fabric_ops srpt_template = {
 	.fabric_make_tpg		= srpt_make_tpg,
 	.fabric_enable_tpg		= srpt_enable_tpg,
 	.fabric_drop_tpg		= srpt_drop_tpg,
+	.fabric_init_nodeacl		= srpt_init_nodeacl,
 	.tfc_discovery_attrs		= srpt_da_attrs,
+	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
 };
 
 int srpt_shim_fabric_register(void)
@@ -256,4 +345,40 @@ int srpt_shim_fabric_register(void)
 void srpt_shim_fabric_unregister(void)
 {
 	target_unregister_template(&srpt_template);
+}
+
+/* --- debugfs ib_srpt/channels ------------------------------------------ */
+
+static struct dentry *srpt_debugfs_dir;
+
+void srpt_k_seq_printf(struct srpt_k_seq *seq, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	seq_vprintf((struct seq_file *)seq, fmt, ap);
+	va_end(ap);
+}
+
+static int srpt_channels_show(struct seq_file *m, void *unused)
+{
+	/* Process context (a read of the file); the core takes its locks. */
+	srpt_core_show_channels((struct srpt_k_seq *)m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(srpt_channels);
+
+void srpt_shim_debugfs_create(void)
+{
+	/* debugfs failures are not errors: the calls accept ERR_PTRs. */
+	srpt_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	debugfs_create_file("channels", 0444, srpt_debugfs_dir, NULL,
+			    &srpt_channels_fops);
+}
+
+void srpt_shim_debugfs_remove(void)
+{
+	/* SAFETY: waits for reads in progress; none starts afterwards. */
+	debugfs_remove_recursive(srpt_debugfs_dir);
+	srpt_debugfs_dir = NULL;
 }

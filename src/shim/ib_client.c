@@ -7,15 +7,56 @@
  * concurrently for the same device; remove runs for every device still added
  * when the client unregisters, so after ib_unregister_client() the core holds
  * no device.
+ *
+ * The handle the core gets is the shim's struct srpt_k_device (objects.h),
+ * which is also the client data that cm.c looks up for connection requests.
  */
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
 
 #include <srpt/abi/device.h>
+#include "objects.h"
 #include "shim.h"
 
 static struct ib_client srpt_ib_client;
+
+static void srpt_k_device_release(struct kref *ref)
+{
+	struct srpt_k_device *kdev = container_of(ref, struct srpt_k_device,
+						  ref);
+
+	/*
+	 * SAFETY: srpt_shim_device_get() may still be looking at the object
+	 * (it found it in the client data before remove cleared that), but
+	 * only inside an RCU read-side section; it cannot revive a zero kref.
+	 */
+	kfree_rcu(kdev, rcu);
+}
+
+struct srpt_k_device *srpt_shim_device_get(struct ib_device *ib_dev)
+{
+	struct srpt_k_device *kdev;
+
+	rcu_read_lock();
+	/*
+	 * SAFETY: the client data is set before the core learns of the
+	 * device and cleared at the start of remove; the object it points to
+	 * is freed with kfree_rcu() only after its last reference is gone, so
+	 * it is valid here and kref_get_unless_zero() decides whether it is
+	 * still in service.
+	 */
+	kdev = ib_get_client_data(ib_dev, &srpt_ib_client);
+	if (kdev && !kref_get_unless_zero(&kdev->ref))
+		kdev = NULL;
+	rcu_read_unlock();
+	return kdev;
+}
+
+void srpt_shim_device_put(struct srpt_k_device *kdev)
+{
+	kref_put(&kdev->ref, srpt_k_device_release);
+}
 
 static u8 srpt_link_layer_of(struct ib_device *device, u32 port)
 {
@@ -31,7 +72,7 @@ static u8 srpt_link_layer_of(struct ib_device *device, u32 port)
 
 static int srpt_ib_add_one(struct ib_device *device)
 {
-	struct srpt_core_device *core_dev;
+	struct srpt_k_device *kdev;
 	struct srpt_device_desc desc;
 	struct srpt_port_desc *ports;
 	union ib_gid gid;
@@ -39,10 +80,24 @@ static int srpt_ib_add_one(struct ib_device *device)
 	u32 port;
 	int ret;
 
+	kdev = kzalloc(sizeof(*kdev), GFP_KERNEL);
+	if (!kdev)
+		return -ENOMEM;
+	kref_init(&kdev->ref);
+	kdev->ib_dev = device;
+
+	kdev->pd = ib_alloc_pd(device, 0);
+	if (IS_ERR(kdev->pd)) {
+		ret = PTR_ERR(kdev->pd);
+		goto err_free;
+	}
+
 	ports = kcalloc(rdma_end_port(device) - rdma_start_port(device) + 1,
 			sizeof(*ports), GFP_KERNEL);
-	if (!ports)
-		return -ENOMEM;
+	if (!ports) {
+		ret = -ENOMEM;
+		goto err_pd;
+	}
 
 	rdma_for_each_port(device, port) {
 		ports[i].port_num = port;
@@ -59,22 +114,53 @@ static int srpt_ib_add_one(struct ib_device *device)
 	desc.port_count = i;
 	desc.ports = ports;
 
-	/* SAFETY: the core only stores the handle; it is valid until remove. */
-	ret = srpt_core_device_add((struct srpt_k_device *)device, &desc,
-				   &core_dev);
+	/*
+	 * Published before the core hears of the device, so that connection
+	 * requests on the listeners the core creates during the call below
+	 * find it. The core answers requests for a device it does not (or
+	 * no longer) know by rejecting them.
+	 */
+	ib_set_client_data(device, &srpt_ib_client, kdev);
+
+	/* SAFETY: the core only keeps kdev; it stays valid until remove. */
+	ret = srpt_core_device_add(kdev, &desc, &kdev->core);
 	kfree(ports);
 	if (ret) {
 		pr_err("%s: not served (error %d)\n", dev_name(&device->dev),
 		       ret);
-		return ret;
+		goto err_client_data;
 	}
-	ib_set_client_data(device, &srpt_ib_client, core_dev);
 	return 0;
+
+err_client_data:
+	ib_set_client_data(device, &srpt_ib_client, NULL);
+err_pd:
+	/*
+	 * SAFETY: the core kept nothing of the device, so nothing was created
+	 * on the PD; a CM callback that still holds a reference on kdev only
+	 * hands it to a core that rejects it.
+	 */
+	ib_dealloc_pd(kdev->pd);
+err_free:
+	srpt_shim_device_put(kdev);
+	return ret;
 }
 
 static void srpt_ib_remove_one(struct ib_device *device, void *client_data)
 {
-	srpt_core_device_remove(client_data);
+	struct srpt_k_device *kdev = client_data;
+
+	/* New connection requests no longer find the device. */
+	ib_set_client_data(device, &srpt_ib_client, NULL);
+
+	srpt_core_device_remove(kdev->core);
+
+	/*
+	 * SAFETY: srpt_core_device_remove() returned, so the core destroyed
+	 * every QP, CQ, ring and listener it made on this device.
+	 */
+	ib_dealloc_pd(kdev->pd);
+	srpt_shim_device_put(kdev);
 }
 
 static struct ib_client srpt_ib_client = {

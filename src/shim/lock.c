@@ -21,6 +21,8 @@ static const char *const srpt_lock_names[SRPT_LOCK_CLASS_COUNT] = {
 	[SRPT_LOCK_TARGET] = "srpt_target_lock",
 	[SRPT_LOCK_PORT] = "srpt_port_lock",
 	[SRPT_LOCK_TEST] = "srpt_test_lock",
+	[SRPT_LOCK_CHANNEL] = "srpt_channel_lock",
+	[SRPT_LOCK_LOGIN] = "srpt_login_lock",
 };
 
 struct srpt_mutex *srpt_mutex_create(enum srpt_lock_class cls)
@@ -57,4 +59,42 @@ void srpt_mutex_unlock(struct srpt_mutex *m)
 int srpt_mutex_is_locked(struct srpt_mutex *m)
 {
 	return mutex_is_locked(&m->mutex);
+}
+
+struct srpt_spinlock {
+	spinlock_t lock;
+	unsigned long flags;	/* saved by the one holder */
+};
+
+struct srpt_spinlock *srpt_spinlock_create(enum srpt_lock_class cls)
+{
+	struct srpt_spinlock *l;
+
+	if (WARN_ON_ONCE((unsigned int)cls >= SRPT_LOCK_CLASS_COUNT))
+		return NULL;
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return NULL;
+	spin_lock_init(&l->lock);
+	lockdep_set_class_and_name(&l->lock, &srpt_lock_keys[cls],
+				   srpt_lock_names[cls]);
+	return l;
+}
+
+void srpt_spinlock_destroy(struct srpt_spinlock *l)
+{
+	kfree(l);
+}
+
+void srpt_spin_lock_irqsave(struct srpt_spinlock *l)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&l->lock, flags);
+	l->flags = flags;
+}
+
+void srpt_spin_unlock_irqrestore(struct srpt_spinlock *l)
+{
+	spin_unlock_irqrestore(&l->lock, l->flags);
 }

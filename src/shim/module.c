@@ -6,16 +6,20 @@
  * ib_srpt so that existing modprobe.d configuration keeps working; the core
  * checks their ranges (srpt_core_init).
  *
- * Order: the core first (everything else calls into it), then the target-core
- * fabric, then the ib_client (whose add callback needs both). Exit unwinds in
- * exact reverse.
+ * Order: the work queue first (the core may queue work from its first call
+ * on), then the core (everything else calls into it), then the target-core
+ * fabric, then the ib_client (whose add callback needs both), then debugfs
+ * (whose file lists what the others created). Exit unwinds in exact reverse.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/workqueue.h>
 
 #include <srpt/abi/core.h>
 #include "shim.h"
+
+struct workqueue_struct *srpt_shim_wq;
 
 static int srp_max_req_size = 8276;
 module_param(srp_max_req_size, int, 0444);
@@ -25,6 +29,11 @@ MODULE_PARM_DESC(srp_max_req_size,
 static int srpt_srq_size = 4095;
 module_param(srpt_srq_size, int, 0444);
 MODULE_PARM_DESC(srpt_srq_size, "Shared receive queue (SRQ) size.");
+
+static int max_channels_per_nexus = 64;
+module_param(max_channels_per_nexus, int, 0444);
+MODULE_PARM_DESC(max_channels_per_nexus,
+		 "Channels one I_T nexus may hold at once (MULTI logins beyond are rejected).");
 
 static u64 srpt_service_guid;
 
@@ -56,12 +65,21 @@ static int __init srpt_init_module(void)
 		.srp_max_req_size = srp_max_req_size,
 		.srpt_srq_size = srpt_srq_size,
 		.srpt_service_guid = srpt_service_guid,
+		.max_channels_per_nexus = max_channels_per_nexus,
 	};
 	int ret;
 
+	/*
+	 * Channel release work sleeps for long (draining QPs and sessions),
+	 * so the items must not hold up each other or the system work queue.
+	 */
+	srpt_shim_wq = alloc_workqueue(KBUILD_MODNAME, WQ_UNBOUND, 0);
+	if (!srpt_shim_wq)
+		return -ENOMEM;
+
 	ret = srpt_core_init(&params);
 	if (ret)
-		return ret;
+		goto err_wq;
 
 	ret = srpt_shim_fabric_register();
 	if (ret)
@@ -71,20 +89,28 @@ static int __init srpt_init_module(void)
 	if (ret)
 		goto err_fabric;
 
+	srpt_shim_debugfs_create();
 	return 0;
 
 err_fabric:
 	srpt_shim_fabric_unregister();
 err_core:
 	srpt_core_exit();
+err_wq:
+	destroy_workqueue(srpt_shim_wq);
+	srpt_shim_wq = NULL;
 	return ret;
 }
 
 static void __exit srpt_cleanup_module(void)
 {
+	srpt_shim_debugfs_remove();
 	srpt_shim_ib_client_unregister();
 	srpt_shim_fabric_unregister();
 	srpt_core_exit();
+	/* SAFETY: after srpt_core_exit() nothing queues work any more. */
+	destroy_workqueue(srpt_shim_wq);
+	srpt_shim_wq = NULL;
 }
 
 module_init(srpt_init_module);

@@ -10,10 +10,22 @@
 #undef pr_fmt
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+struct workqueue_struct;
+
 int srpt_shim_fabric_register(void);
 void srpt_shim_fabric_unregister(void);
 
 int srpt_shim_ib_client_register(void);
 void srpt_shim_ib_client_unregister(void);
+
+/* debugfs ib_srpt/channels: best effort, as debugfs always is. */
+void srpt_shim_debugfs_create(void);
+void srpt_shim_debugfs_remove(void);
+
+/*
+ * The module's own work queue (session.h work items). Allocated first in
+ * module init, destroyed last in module exit, after srpt_core_exit().
+ */
+extern struct workqueue_struct *srpt_shim_wq;
 
 #endif /* SRPT_SHIM_H */

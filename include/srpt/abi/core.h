@@ -14,6 +14,7 @@ struct srpt_params {
 	int32_t srp_max_req_size;
 	int32_t srpt_srq_size;
 	uint64_t srpt_service_guid;	/* 0: adopt the first device's node GUID */
+	int32_t max_channels_per_nexus;	/* channels of one I_T nexus (MULTI) */
 };
 
 /*

@@ -20,6 +20,9 @@ enum srpt_lock_class {
 	SRPT_LOCK_TARGET = 0,	/* the device registry and global settings */
 	SRPT_LOCK_PORT = 1,	/* one RDMA port: its target port ids and TPGs */
 	SRPT_LOCK_TEST = 2,	/* host unit tests of the lock wrappers */
+	SRPT_LOCK_CHANNEL = 3,	/* spinlock: one channel's state, slots, credits */
+	SRPT_LOCK_LOGIN = 4,	/* serialises logins with TPG and device removal;
+				 * taken before SRPT_LOCK_TARGET */
 	SRPT_LOCK_CLASS_COUNT
 };
 
@@ -33,6 +36,18 @@ void srpt_mutex_lock(struct srpt_mutex *m) SRPT_NOEXCEPT;
 void srpt_mutex_unlock(struct srpt_mutex *m) SRPT_NOEXCEPT;
 /* Lockdep assertion in debug kernels; always true where not checkable. */
 int srpt_mutex_is_locked(struct srpt_mutex *m) SRPT_NOEXCEPT;
+
+/*
+ * Spinlocks, taken with interrupts disabled (irqsave): for state that
+ * completion handlers and target-core callbacks share. Nothing that sleeps
+ * runs under one. Only one holder at a time, so the saved interrupt flags
+ * live in the lock object.
+ */
+struct srpt_spinlock;
+struct srpt_spinlock *srpt_spinlock_create(enum srpt_lock_class cls) SRPT_NOEXCEPT;
+void srpt_spinlock_destroy(struct srpt_spinlock *l) SRPT_NOEXCEPT;
+void srpt_spin_lock_irqsave(struct srpt_spinlock *l) SRPT_NOEXCEPT;
+void srpt_spin_unlock_irqrestore(struct srpt_spinlock *l) SRPT_NOEXCEPT;
 
 SRPT_EXTERN_C_END
 

@@ -51,5 +51,6 @@ typedef __SIZE_TYPE__ size_t;
 #define SRPT_EOPNOTSUPP 95
 #define SRPT_ECONNREFUSED 111
 #define SRPT_ETIMEDOUT 110
+#define SRPT_EACCES 13
 
 #endif /* SRPT_ABI_TYPES_H */

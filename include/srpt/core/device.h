@@ -7,6 +7,7 @@
 // dangling device.
 #pragma once
 
+#include <srpt/abi/cm.h>
 #include <srpt/abi/device.h>
 #include <srpt/core/port.h>
 #include <srpt/rt/list.h>
@@ -26,6 +27,11 @@ class Device : Pinned {
   const char* name() const { return name_.c_str(); }
   u64 node_guid() const { return node_guid_; }
   List<Port, &Port::device_node>& ports() { return ports_; }
+  Port* port(u32 port_num);
+
+  // The IB/CM listener on the service GUID, or nullptr when it could not
+  // be made (the device is then served through RDMA/CM only).
+  srpt_k_listener* ib_listener = nullptr;
 
   // Target lock held: detaches every port from the hardware.
   void detach_ports();

@@ -18,7 +18,14 @@ struct Params {
   static constexpr s32 kMinSrqSize = 4;
   static constexpr s32 kMaxSrqSize = 65535;
 
+  // Channels one I_T nexus may hold at once (max_channels_per_nexus, not an
+  // in-tree parameter: the in-tree driver has no limit). ib_srp opens one
+  // per CPU by default (ch_count), so the default leaves room for that.
+  static constexpr s32 kDefaultMaxNexusChannels = 64;
+  static constexpr s32 kMaxMaxNexusChannels = 1024;
+
   u32 max_req_size;
+  u32 max_nexus_channels;
   u32 srq_size;
   u64 service_guid;  // 0 until set by parameter or by the first device
 

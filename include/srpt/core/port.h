@@ -20,6 +20,24 @@ namespace srpt {
 
 class TargetPort;
 
+// <tpg>/attrib/ values. Per port, as in-tree: every TPG of a port shows them.
+struct PortAttributes {
+  static constexpr u32 kDefaultMaxRdmaSize = 65536;
+  static constexpr u32 kMinMaxRdmaSize = 65536;
+  static constexpr u32 kMaxMaxRdmaSize = 1u << 24;
+  static constexpr u32 kDefaultMaxRspSize = 256;
+  static constexpr u32 kMinMaxRspSize = 40;  // SRP_RSP header + 4
+  static constexpr u32 kMaxMaxRspSize = 1024;
+  static constexpr u32 kDefaultSqSize = 4096;
+  static constexpr u32 kMinSqSize = 4;
+  static constexpr u32 kMaxSqSize = 65535;
+
+  u32 max_rdma_size = kDefaultMaxRdmaSize;
+  u32 max_rsp_size = kDefaultMaxRspSize;
+  u32 sq_size = kDefaultSqSize;
+  bool use_srq = false;
+};
+
 class Port : public RefCounted<Port> {
  public:
   static Result<RefPtr<Port>> create(StringView device_name,
@@ -38,6 +56,7 @@ class Port : public RefCounted<Port> {
   void detach() { attached_ = false; }
   TargetPort* tport(PortNameForm form) const { return tports_[static_cast<int>(form)]; }
   void set_tport(PortNameForm form, TargetPort* t) { tports_[static_cast<int>(form)] = t; }
+  PortAttributes& attributes() { return attrs_; }
 
   // On the owning Device's list.
   ListNode device_node;
@@ -54,6 +73,7 @@ class Port : public RefCounted<Port> {
   PortName gid_name_;
   bool attached_ = true;
   TargetPort* tports_[kPortNameFormCount] = {};
+  PortAttributes attrs_;
 };
 
 }  // namespace srpt

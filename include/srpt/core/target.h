@@ -1,15 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 // Target: the one SRP target this module is. It owns the registry of RDMA
-// devices and ports, and decides every configfs operation on the srpt fabric.
+// devices, ports and channels, the listeners, and decides every configfs
+// operation on the srpt fabric and every login.
 //
-// Locking: one mutex (lock class SRPT_LOCK_TARGET) guards the registry: the
-// device list, each port's attachment and target ports, each target port's
-// TPG list and each TPG's enabled flag. Every entry point takes it, so the
-// RDMA core's add/remove callbacks and configfs operations are serialised.
-// Nothing under it sleeps for long: no CM or QP operation runs under it.
+// Locks, in the order they are taken:
+//   login_lock_  (mutex) serialises logins with whatever removes what a
+//                login uses: TPG drop and disable, device removal. Held across
+//                a whole login, including target-core session setup.
+//   lock_        (mutex) the registry: device list, port attachment and
+//                target ports, TPG lists and enabled flags, channel list,
+//                listener state. Never held while calling into the target
+//                core or the CM, nor while waiting for a channel.
+//   Channel::lock_ (spinlock) inside one channel.
+// Waiting for a channel's release happens with lock_ dropped: the release
+// work takes lock_ to unlink the channel.
 #pragma once
 
+#include <srpt/abi/cm.h>
 #include <srpt/abi/device.h>
+#include <srpt/abi/fabric.h>
+#include <srpt/core/channel.h>
+#include <srpt/core/cm_id.h>
 #include <srpt/core/device.h>
 #include <srpt/core/params.h>
 #include <srpt/core/target_port.h>
@@ -35,29 +46,53 @@ class Target : Pinned {
   Result<TargetPort*> make_tport(StringView name);
   void drop_tport(TargetPort* tport);
 
-  // configfs: TPG directories and their "enable" attribute.
-  Result<Tpg*> make_tpg(TargetPort& tport, StringView name);
+  // configfs: TPG directories, "enable" and attrib/.
+  Result<Tpg*> make_tpg(TargetPort& tport, StringView name, srpt_k_tpg* ktpg);
   Status enable_tpg(Tpg& tpg, bool enable);
   void drop_tpg(Tpg* tpg);
+  u32 tpg_attribute(Tpg& tpg, srpt_tpg_attr attr);
+  Status set_tpg_attribute(Tpg& tpg, srpt_tpg_attr attr, StringView text);
 
-  // configfs: discovery_auth/rdma_cm_port.
+  // configfs: discovery_auth/rdma_cm_port. Moves the RDMA/CM listener.
   Status set_rdma_cm_port(StringView text);
   u16 rdma_cm_port();
+
+  // The login handler (see cm_id.h for the ownership rule).
+  LoginVerdict login(const srpt_login_event& ev);
+
+  // The release work of a channel, last step.
+  void unregister_channel(Channel& ch);
+  // debugfs ib_srpt/channels.
+  void show_channels(srpt_k_seq* seq);
+
+  // Module unload: the listener goes, every channel is released.
+  void shutdown();
 
   u64 service_guid();
   const Params& params() const { return params_; }
 
  private:
-  Target(Mutex lock, const Params& params) : lock_(move(lock)), params_(params) {}
+  Target(Mutex lock, Mutex login_lock, const Params& params)
+      : lock_(move(lock)), login_lock_(move(login_lock)), params_(params) {}
   template <class T, class Ctx, class... Args>
   friend Result<Own<T>> make_own(Ctx, Args&&...);
 
   Port* find_attached_port(const ParsedPortName& name) SRPT_REQUIRES(lock_);
+  Device* find_device(srpt_k_device* kdev) SRPT_REQUIRES(lock_);
+  // Closes every channel `match` selects and waits for each to be released.
+  template <class Match>
+  void close_channels_and_wait(Match match, CloseReason why) SRPT_EXCLUDES(lock_);
+  LoginVerdict reject(CmIdLease&& lease, const srpt_login_event& ev,
+                      const SessionNames& names, const srp::Tag& tag,
+                      const Rejection& r);
 
   Mutex lock_;
+  Mutex login_lock_;
   List<Device, &Device::target_node> devices_ SRPT_GUARDED_BY(lock_);
+  List<Channel, &Channel::target_node> channels_ SRPT_GUARDED_BY(lock_);
   Params params_;  // service_guid is written once, under lock_
   u16 rdma_cm_port_ SRPT_GUARDED_BY(lock_) = 0;
+  srpt_k_listener* rdma_listener_ SRPT_GUARDED_BY(lock_) = nullptr;
 };
 
 }  // namespace srpt

@@ -6,6 +6,7 @@
 // Locking: `enabled` and list membership are guarded by the Target's lock.
 #pragma once
 
+#include <srpt/abi/fabric.h>
 #include <srpt/rt/list.h>
 #include <srpt/rt/string.h>
 #include <srpt/rt/types.h>
@@ -16,9 +17,11 @@ class TargetPort;
 
 class Tpg : Pinned {
  public:
-  explicit Tpg(TargetPort& tport) : tport_(tport) {}
+  Tpg(TargetPort& tport, srpt_k_tpg* ktpg) : tport_(tport), ktpg_(ktpg) {}
 
   TargetPort& tport() const { return tport_; }
+  // The shim's se_portal_group, for sessions.
+  srpt_k_tpg* ktpg() const { return ktpg_; }
   bool enabled() const { return enabled_; }
   // The in-tree driver reports tag 1 for every TPG; initiators never see it.
   static constexpr u16 kTag = 1;
@@ -28,6 +31,7 @@ class Tpg : Pinned {
  private:
   friend class Target;
   TargetPort& tport_;
+  srpt_k_tpg* const ktpg_;
   bool enabled_ = false;
 };
 

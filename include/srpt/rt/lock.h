@@ -42,4 +42,35 @@ class SRPT_SCOPED_CAPABILITY MutexGuard : Pinned {
   Mutex& m_;
 };
 
+// A spinlock with interrupts disabled while held. Nothing that may sleep
+// (allocation with alloc_sleep, a Mutex, a call into the target core or the
+// CM) may run under a SpinGuard.
+class SRPT_CAPABILITY("spinlock") SpinLock : NonCopyable {
+ public:
+  static Result<SpinLock> create(srpt_lock_class cls) {
+    srpt_spinlock* l = srpt_spinlock_create(cls);
+    if (l == nullptr) return Error::NoMem;
+    return SpinLock(l);
+  }
+  SpinLock(SpinLock&& other) noexcept : l_(exchange(other.l_, nullptr)) {}
+  SpinLock& operator=(SpinLock&&) = delete;
+  ~SpinLock() { srpt_spinlock_destroy(l_); }
+
+  void lock() SRPT_ACQUIRE() { srpt_spin_lock_irqsave(l_); }
+  void unlock() SRPT_RELEASE() { srpt_spin_unlock_irqrestore(l_); }
+
+ private:
+  explicit SpinLock(srpt_spinlock* l) : l_(l) {}
+  srpt_spinlock* l_;
+};
+
+class SRPT_SCOPED_CAPABILITY SpinGuard : Pinned {
+ public:
+  explicit SpinGuard(SpinLock& l) SRPT_ACQUIRE(l) : l_(l) { l_.lock(); }
+  ~SpinGuard() SRPT_RELEASE() { l_.unlock(); }
+
+ private:
+  SpinLock& l_;
+};
+
 }  // namespace srpt

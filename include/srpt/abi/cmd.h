@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SCSI commands: the shim owns the target-core object (se_cmd) and the RDMA
+ * contexts of each command slot; the core decides what to do with them.
+ *
+ * Life of a slot's command: srpt_k_cmd_submit() -> target core ->
+ * write_pending (core RDMA-reads the data, then srpt_k_cmd_execute()) ->
+ * queue_data_in / queue_status (core builds the SRP_RSP and sends it, after
+ * RDMA-writing read data) -> send completion -> srpt_k_cmd_free() ->
+ * release_cmd (core reuses the slot).
+ */
+#ifndef SRPT_ABI_CMD_H
+#define SRPT_ABI_CMD_H
+
+#include <srpt/abi/queue.h>
+#include <srpt/abi/session.h>
+#include <srpt/abi/types.h>
+
+SRPT_EXTERN_C_BEGIN
+
+struct srpt_k_cmd;
+
+enum srpt_data_dir {
+	SRPT_DIR_NONE = 0,
+	SRPT_DIR_WRITE = 1,	/* initiator to target (data-out) */
+	SRPT_DIR_READ = 2,	/* target to initiator (data-in) */
+};
+
+enum srpt_task_attr {
+	SRPT_TASK_SIMPLE = 0,
+	SRPT_TASK_HEAD = 1,
+	SRPT_TASK_ORDERED = 2,
+	SRPT_TASK_ACA = 4,
+};
+
+/* `ctx` is the core's command, given back in every srpt_core_cmd_* call. */
+int srpt_k_cmd_create(struct srpt_k_qp *qp, uint32_t port_num, void *ctx,
+		      struct srpt_k_cmd **out) SRPT_NOEXCEPT;
+void srpt_k_cmd_destroy(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
+
+struct srpt_cmd_submit {
+	const uint8_t *cdb;
+	uint32_t cdb_len;
+	uint64_t lun;		/* scsilun_to_int() of the 8-byte LUN */
+	uint64_t tag;
+	uint32_t data_len;
+	enum srpt_data_dir dir;
+	enum srpt_task_attr attr;
+	const uint8_t *imm;	/* immediate data inside the request IU, or NULL */
+	uint32_t imm_len;
+};
+/*
+ * Hands the command to the target core. It answers through the
+ * srpt_core_cmd_* callbacks, also when it refuses the command (busy, check
+ * condition), so the return value only says whether that will happen.
+ */
+void srpt_k_cmd_submit(struct srpt_k_cmd *cmd, struct srpt_k_session *sess,
+		       const struct srpt_cmd_submit *s) SRPT_NOEXCEPT;
+/* After the data-out RDMA reads completed. */
+void srpt_k_cmd_execute(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
+/*
+ * The data-out transfer failed: the target core ends the command with a
+ * CHECK CONDITION (transport_generic_request_failure), which arrives as
+ * srpt_core_cmd_queue_status().
+ */
+void srpt_k_cmd_fail(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
+/* After the response was sent (or failed): drops the target core's reference. */
+void srpt_k_cmd_free(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
+
+/* One remote buffer of a direct or indirect data descriptor. */
+struct srpt_rdma_seg {
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t len;
+};
+/*
+ * Maps the command's data buffer onto the remote segments (rdma_rw).
+ * READ: the writes are posted chained before the next response send.
+ * WRITE: srpt_k_cmd_rdma_read() posts them; srpt_core_cmd_rdma_done() follows.
+ * The segments lie back to back from the start of the buffer and must fit
+ * in it (srpt_cmd_result.data_len bytes): -EINVAL otherwise, and for more
+ * than SRPT_K_MAX_RDMA_SEGS segments. Zero-length segments are skipped.
+ */
+#define SRPT_K_MAX_RDMA_SEGS 16
+int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,
+			    const struct srpt_rdma_seg *segs,
+			    uint32_t count) SRPT_NOEXCEPT;
+/*
+ * Send queue work requests the prepared contexts take (one segment may need
+ * several), not counting the response. 0 once they are gone again.
+ */
+uint32_t srpt_k_cmd_rdma_wr_count(const struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
+/*
+ * Posts the prepared data-out reads. When the send queue took none of them
+ * the contexts are dropped again (so write_pending can be retried).
+ */
+int srpt_k_cmd_rdma_read(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
+/* Sends the response (ring[index], len bytes) after any prepared writes. */
+int srpt_k_cmd_send_rsp(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
+			uint32_t index, uint32_t len) SRPT_NOEXCEPT;
+
+struct srpt_cmd_result {
+	uint8_t status;		/* SCSI status */
+	uint8_t underflow;	/* residual is an underflow */
+	uint8_t overflow;	/* residual is an overflow */
+	uint32_t residual;
+	const uint8_t *sense;	/* valid until srpt_k_cmd_free() */
+	uint32_t sense_len;
+	uint32_t data_len;	/* bytes of data the target core moved */
+};
+void srpt_k_cmd_result(struct srpt_k_cmd *cmd,
+		       struct srpt_cmd_result *out) SRPT_NOEXCEPT;
+
+/* Target-core callbacks, process context. Return 0 or a negative errno. */
+int srpt_core_cmd_write_pending(void *ctx) SRPT_NOEXCEPT;
+int srpt_core_cmd_queue_data_in(void *ctx) SRPT_NOEXCEPT;
+int srpt_core_cmd_queue_status(void *ctx) SRPT_NOEXCEPT;
+void srpt_core_cmd_queue_tm_rsp(void *ctx) SRPT_NOEXCEPT;
+void srpt_core_cmd_aborted(void *ctx) SRPT_NOEXCEPT;
+void srpt_core_cmd_release(void *ctx) SRPT_NOEXCEPT;
+/* The data-out RDMA reads of srpt_k_cmd_rdma_read() completed. */
+void srpt_core_cmd_rdma_done(void *ctx, int ok) SRPT_NOEXCEPT;
+
+SRPT_EXTERN_C_END
+
+#endif /* SRPT_ABI_CMD_H */

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A channel's queues: one completion queue and one RC queue pair (struct
+ * srpt_k_qp), and rings of DMA-mapped information-unit buffers.
+ *
+ * Completions are delivered in process context (the CQ polls from a work
+ * queue), one call per work request, to the `ctx` given at creation.
+ */
+#ifndef SRPT_ABI_QUEUE_H
+#define SRPT_ABI_QUEUE_H
+
+#include <srpt/abi/cm.h>
+#include <srpt/abi/types.h>
+
+SRPT_EXTERN_C_BEGIN
+
+struct srpt_qp_params {
+	uint32_t send_depth;	/* send queue: responses and RDMA work requests */
+	uint32_t recv_depth;	/* receive queue: request IUs */
+	void *ctx;		/* the channel, for completions and QP events */
+	uint16_t pkey;		/* IB/CM: the login's (srpt_login_event.pkey) */
+};
+
+/*
+ * Creates the CQ (from the device's CQ pool) and the QP. IB/CM: the QP is
+ * left in INIT; RDMA/CM: it is attached to the cm_id, whose accept moves it.
+ */
+int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
+		     struct srpt_k_device *kdev, uint32_t port_num,
+		     const struct srpt_qp_params *params,
+		     struct srpt_k_qp **out) SRPT_NOEXCEPT;
+/* IB/CM after RTU: RTS. */
+int srpt_k_qp_ready(struct srpt_k_qp *qp) SRPT_NOEXCEPT;
+/* Moves the QP to the error state: every posted request completes, flushed. */
+int srpt_k_qp_error(struct srpt_k_qp *qp) SRPT_NOEXCEPT;
+/*
+ * Waits until every posted request has completed (ib_drain_qp), then
+ * destroys the QP and returns the CQ. Process context, not a completion
+ * callback of this QP (those deliver the drain), and before the cm_id is
+ * destroyed (QP events and rdma_destroy_qp() use it).
+ */
+void srpt_k_qp_destroy(struct srpt_k_qp *qp) SRPT_NOEXCEPT;
+
+/* `count` buffers of `size` bytes, DMA-mapped for the device. */
+struct srpt_k_ring;
+enum srpt_ring_dir {
+	SRPT_RING_RECV = 1,	/* device writes, CPU reads */
+	SRPT_RING_SEND = 2,	/* CPU writes, device reads */
+};
+int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
+		       uint32_t size, enum srpt_ring_dir dir,
+		       struct srpt_k_ring **out) SRPT_NOEXCEPT;
+uint8_t *srpt_k_ring_buf(struct srpt_k_ring *ring, uint32_t index) SRPT_NOEXCEPT;
+void srpt_k_ring_destroy(struct srpt_k_ring *ring) SRPT_NOEXCEPT;
+
+/* Posts ring[index] to receive; completes in srpt_core_recv_done(). */
+int srpt_k_post_recv(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
+		     uint32_t index) SRPT_NOEXCEPT;
+/* Sends the first `len` bytes of ring[index]; completes in srpt_core_send_done(). */
+int srpt_k_post_send(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
+		     uint32_t index, uint32_t len) SRPT_NOEXCEPT;
+
+/* ok: 1 on success, 0 on error or flush. byte_len only when ok. */
+void srpt_core_recv_done(void *ctx, uint32_t index, uint32_t byte_len,
+			 int ok) SRPT_NOEXCEPT;
+void srpt_core_send_done(void *ctx, uint32_t index, int ok) SRPT_NOEXCEPT;
+
+SRPT_EXTERN_C_END
+
+#endif /* SRPT_ABI_QUEUE_H */

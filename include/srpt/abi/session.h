@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Target-core sessions and the work items that release channels.
+ */
+#ifndef SRPT_ABI_SESSION_H
+#define SRPT_ABI_SESSION_H
+
+#include <srpt/abi/types.h>
+
+SRPT_EXTERN_C_BEGIN
+
+struct srpt_k_tpg;	/* the shim's se_portal_group */
+struct srpt_k_session;	/* struct se_session */
+
+/*
+ * target_setup_session() for `initiator_name` in `tpg`: -EACCES when no ACL
+ * of the TPG admits that name (and demo mode is off), -ENOMEM, ...
+ * `ctx` is the channel, given back by srpt_core_session_close().
+ */
+int srpt_k_session_create(struct srpt_k_tpg *tpg, const char *initiator_name,
+			  void *ctx, struct srpt_k_session **out) SRPT_NOEXCEPT;
+/* Stops new commands and waits for the session's commands to finish. */
+void srpt_k_session_drain(struct srpt_k_session *sess) SRPT_NOEXCEPT;
+void srpt_k_session_remove(struct srpt_k_session *sess) SRPT_NOEXCEPT;
+
+/* The target core closes a session (ACL removed): the channel must go. */
+void srpt_core_session_close(void *ctx) SRPT_NOEXCEPT;
+
+/* Deferred work on the module's own work queue (process context). */
+struct srpt_k_work;
+int srpt_k_work_create(void (*fn)(void *arg), void *arg,
+		       struct srpt_k_work **out) SRPT_NOEXCEPT;
+/* Queues the work unless it is already pending. */
+void srpt_k_work_queue(struct srpt_k_work *w) SRPT_NOEXCEPT;
+/* Must not be pending or running. */
+void srpt_k_work_destroy(struct srpt_k_work *w) SRPT_NOEXCEPT;
+/* Waits for every queued work item to finish. */
+void srpt_k_work_flush_all(void) SRPT_NOEXCEPT;
+
+/* A one-shot event to wait for (a channel's release). */
+struct srpt_k_completion;
+int srpt_k_completion_create(struct srpt_k_completion **out) SRPT_NOEXCEPT;
+void srpt_k_complete(struct srpt_k_completion *c) SRPT_NOEXCEPT;
+/* 0 when completed, -ETIMEDOUT after `ms` milliseconds. */
+int srpt_k_wait(struct srpt_k_completion *c, uint32_t ms) SRPT_NOEXCEPT;
+void srpt_k_completion_destroy(struct srpt_k_completion *c) SRPT_NOEXCEPT;
+
+/* Monotonic time in nanoseconds. */
+uint64_t srpt_k_now_ns(void) SRPT_NOEXCEPT;
+
+SRPT_EXTERN_C_END
+
+#endif /* SRPT_ABI_SESSION_H */

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0
+// Channel: one SRP RDMA channel (an RC connection), from the login that
+// made it to its release.
+//
+// States only move forward:
+//   Connecting  accepted (REP sent / rdma_accept), waiting for RTU/ESTABLISHED;
+//               request IUs that arrive meanwhile are deferred
+//   Live        requests are served
+//   Closing     close() was called for some reason; the release work runs
+//   Released    every resource is gone; waiters are woken
+//
+// Ownership and lifetime:
+// - The channel owns its cm_id from adoption (see cm_id.h) and destroys it
+//   exactly once, in the release work. The release work is the only path
+//   that frees a channel's resources, whatever closed it: DREQ, disconnect,
+//   time-wait exit, REJ after REP, RTU timeout, SRP_I_LOGOUT, TPG disable,
+//   ACL removal, device removal or module unload.
+// - A channel is reference counted: the Target's registry holds one
+//   reference from registration until the release work unlinks it; the
+//   release work holds one while queued; anyone waiting for release holds
+//   one. Completion and CM callbacks carry a raw pointer; they cannot run
+//   after the release work destroyed the QP (drains completions), removed the
+//   session (no more target-core callbacks) and destroyed the cm_id (waits
+//   for its callbacks).
+// - close() never sleeps and may be called from any context (the target
+//   core calls close_session under a spinlock); everything that sleeps is
+//   in the release work.
+//
+// Locking: lock_ (a spinlock, class SRPT_LOCK_CHANNEL) guards the state, the
+// free slot list, deferred/waiting IUs and the credit counters. Nothing that
+// sleeps or calls out of the module runs under it.
+#pragma once
+
+#include <srpt/abi/cm.h>
+#include <srpt/abi/cmd.h>
+#include <srpt/abi/queue.h>
+#include <srpt/abi/session.h>
+#include <srpt/core/cm_id.h>
+#include <srpt/core/command.h>
+#include <srpt/core/initiator_name.h>
+#include <srpt/core/login_policy.h>
+#include <srpt/core/port.h>
+#include <srpt/core/srp_wire.h>
+#include <srpt/rt/list.h>
+#include <srpt/rt/lock.h>
+#include <srpt/rt/refptr.h>
+
+namespace srpt {
+
+class Target;
+class Tpg;
+
+enum class CloseReason : u8 {
+  LoginFailed,     // accept failed after the channel took the cm_id
+  PeerDisconnect,  // DREQ / RDMA/CM DISCONNECTED
+  CmError,         // REJ after REP, RTU timeout, unreachable
+  Logout,          // SRP_I_LOGOUT
+  Terminated,      // a SINGLE login of the same I_T nexus replaced it
+  TpgDisabled,
+  SessionClosed,   // the target core closed the session (ACL removed)
+  DeviceRemoved,
+  Shutdown,        // module unload
+  QueueError,      // a work request failed on a live channel
+};
+const char* close_reason_name(CloseReason r);
+
+class Channel : public RefCounted<Channel> {
+ public:
+  enum class State : u8 { Connecting, Live, Closing, Released };
+
+  struct Config {
+    Target* target;
+    srpt_k_device* kdev;
+    RefPtr<Port> port;
+    srpt_cm_kind kind;
+    u16 pkey;           // IB/CM: the P_Key of the login, for the QP
+    LoginGrant grant;
+    u32 slots;          // command slots = send ring size
+    u32 send_buf_size;  // one response IU
+    u8 i_port_id[16];
+    u8 t_port_id[16];
+    SessionNames names;
+  };
+
+  // Builds every resource but the session (step named in *failed_step on
+  // error). `cm` is the lent cm_id: RDMA/CM QPs are created on it.
+  static Result<RefPtr<Channel>> create(const Config& cfg, srpt_k_cm* cm,
+                                        const char** failed_step);
+  ~Channel();
+
+  // Login, before adoption: the session, then the receive IUs.
+  void set_session(srpt_k_session* sess, Tpg* tpg, const InitiatorName& name);
+  Status post_receives();
+  // Login failed before adoption: tears down synchronously (process context,
+  // inside the REQ callback: no cm_id involved).
+  void abort_login();
+  // Login, after adoption: the channel owns `id` from here on.
+  Status accept(OwnedCmId id, const srp::LoginRsp& rsp);
+
+  void close(CloseReason why);
+  void close_and_wait(CloseReason why);
+
+  // Callbacks.
+  void on_cm_event(srpt_cm_event ev);
+  void on_recv(u32 index, u32 len, bool ok);
+  void on_send(u32 index, bool ok);
+  int on_write_pending(Command& c);
+  void on_rdma_done(Command& c, bool ok);
+  int on_queue_data_in(Command& c);
+  int on_queue_status(Command& c);
+  void on_release(Command& c);
+
+  // Read-mostly identity.
+  const u8 (&initiator_port_id() const)[16] { return cfg_.i_port_id; }
+  bool same_nexus(const Channel& o) const;
+  Port& port() const { return *cfg_.port; }
+  Tpg* tpg() const { return tpg_; }
+  srpt_cm_kind kind() const { return cfg_.kind; }
+  State state();
+  const char* session_name() const { return sess_name_.c_str(); }
+  const SessionNames& names() const { return cfg_.names; }
+
+  struct Snapshot {
+    State state;
+    u32 req_lim;
+    u32 busy_slots;
+    u32 waiting;
+  };
+  Snapshot snapshot();
+  u64 login_time_ns() const { return login_ns_; }
+  const LoginGrant& grant() const { return cfg_.grant; }
+  u32 slots() const { return cfg_.slots; }
+
+  // On the Target's channel list (under the Target's lock).
+  ListNode target_node;
+
+ private:
+  friend class RefPtr<Channel>;
+  Channel(const Config& cfg, SpinLock lock);
+
+  static void release_work_fn(void* arg);
+  void release();
+  void destroy_resources();
+
+  void dispatch(u32 index, u32 len, Command* slot);
+  void handle_cmd(Command& c, u32 index, u32 len);
+  void handle_tsk_mgmt(Command& c, u32 index, u32 len);
+  void process_waiting();
+  void repost(u32 index);
+  void send_response(Command& c, RspFields f);
+  void finish(Command& c);
+  Command* take_slot() SRPT_REQUIRES(lock_);
+  u8* recv_buf(u32 index) { return srpt_k_ring_buf(recv_ring_, index); }
+
+  Config cfg_;
+  SpinLock lock_;
+  OwnedCmId cm_;
+  srpt_k_qp* qp_ = nullptr;
+  srpt_k_ring* recv_ring_ = nullptr;
+  srpt_k_ring* send_ring_ = nullptr;
+  Command** cmds_ = nullptr;  // cfg_.slots entries
+  srpt_k_session* sess_ = nullptr;
+  Tpg* tpg_ = nullptr;
+  InitiatorName sess_name_;
+  srpt_k_work* release_work_ = nullptr;
+  srpt_k_completion* released_ = nullptr;
+  ChannelIuLimits iu_limits_{};
+  u64 login_ns_ = 0;
+
+  // Guarded by lock_.
+  State state_ SRPT_GUARDED_BY(lock_) = State::Connecting;
+  bool reply_disconnect_ SRPT_GUARDED_BY(lock_) = false;
+  CloseReason close_reason_ SRPT_GUARDED_BY(lock_) = CloseReason::Shutdown;
+  List<Command, &Command::free_node> free_ SRPT_GUARDED_BY(lock_);
+  u32 busy_ SRPT_GUARDED_BY(lock_) = 0;
+  // Request IUs not yet dispatched (deferred before Live, or waiting for a
+  // slot), FIFO, as (index, len). Each receive index is in it at most once.
+  struct PendingIu {
+    u32 index;
+    u32 len;
+  };
+  PendingIu* pending_ SRPT_PT_GUARDED_BY(lock_) = nullptr;  // recv_depth entries
+  u32 pending_head_ SRPT_GUARDED_BY(lock_) = 0;
+  u32 pending_count_ SRPT_GUARDED_BY(lock_) = 0;
+  // Credits consumed by requests that got no response, returned with the
+  // next response.
+  u32 pending_delta_ SRPT_GUARDED_BY(lock_) = 0;
+  // Credits the initiator holds, as we account them (for the channel file).
+  u32 req_lim_ SRPT_GUARDED_BY(lock_) = 0;
+};
+
+}  // namespace srpt

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0
+// Command: one command slot of a channel: the shim's se_cmd and RDMA
+// contexts (srpt_k_cmd), the parsed request and the send buffer of the
+// response (send ring entry `index`).
+//
+// A slot is Free on the channel's free list, or busy from the request that
+// takes it until the target core releases it (release_cmd) or, for requests
+// answered without the target core (refusals, task management), until the
+// response's send completes. While busy it may hold the receive IU of its
+// request (recv_index); that IU is reposted just before the response is
+// posted, and a credit is only returned once the IU is back on the queue.
+#pragma once
+
+#include <srpt/abi/cmd.h>
+#include <srpt/core/srp_cmd.h>
+#include <srpt/rt/list.h>
+#include <srpt/rt/types.h>
+
+namespace srpt {
+
+class Channel;
+
+class Command : Pinned {
+ public:
+  enum class State : u8 {
+    Free,        // on the free list
+    Submitted,   // owned by the target core until release_cmd
+    RspOnly,     // answered by the channel itself; free when the send completes
+  };
+  static constexpr u32 kNoRecv = ~u32{0};
+
+  Command(Channel& ch, u32 index) : ch_(ch), index_(index) {}
+
+  Channel& channel() const { return ch_; }
+  u32 index() const { return index_; }
+
+  srpt_k_cmd* kcmd = nullptr;
+  State state = State::Free;
+  u32 recv_index = kNoRecv;
+  ParsedCmd parsed{};
+  ListNode free_node;
+
+ private:
+  Channel& ch_;
+  const u32 index_;
+};
+
+}  // namespace srpt

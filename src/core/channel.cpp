@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <srpt/core/channel.h>
+
+#include <srpt/abi/log.h>
+#include <srpt/core/target.h>
+#include <srpt/rt/assert.h>
+
+namespace srpt {
+
+const char* close_reason_name(CloseReason r) {
+  switch (r) {
+    case CloseReason::LoginFailed: return "login failed after accept";
+    case CloseReason::PeerDisconnect: return "initiator disconnected";
+    case CloseReason::CmError: return "connection error";
+    case CloseReason::Logout: return "SRP_I_LOGOUT";
+    case CloseReason::Terminated: return "replaced by a SINGLE login";
+    case CloseReason::TpgDisabled: return "TPG disabled";
+    case CloseReason::SessionClosed: return "session closed by the target core";
+    case CloseReason::DeviceRemoved: return "RDMA device removed";
+    case CloseReason::Shutdown: return "module unload";
+    case CloseReason::QueueError: return "work request failed";
+  }
+  return "?";
+}
+
+Channel::Channel(const Config& cfg, SpinLock lock)
+    : cfg_(cfg), lock_(move(lock)) {
+  iu_limits_.max_it_iu_len = cfg.grant.max_it_iu_len;
+  iu_limits_.immediate = cfg.grant.immediate;
+  iu_limits_.imm_data_offset = cfg.grant.imm_data_offset;
+}
+
+Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
+                                        const char** failed_step) {
+  *failed_step = "channel";
+  SpinLock lock = SRPT_TRY(SpinLock::create(SRPT_LOCK_CHANNEL));
+  RefPtr<Channel> ch = RefPtr<Channel>::adopt(new (alloc_sleep) Channel(cfg, move(lock)));
+  if (!ch) return Error::NoMem;
+  Channel& c = *ch;
+  const u32 depth = cfg.grant.req_lim_delta;
+
+  // From here on ~Channel frees whatever was made (destroy_resources).
+  *failed_step = "pending IU table";
+  c.pending_ = new (alloc_sleep) PendingIu[depth];
+  if (c.pending_ == nullptr) return Error::NoMem;
+
+  *failed_step = "command table";
+  c.cmds_ = new (alloc_sleep) Command*[cfg.slots];
+  if (c.cmds_ == nullptr) return Error::NoMem;
+  for (u32 i = 0; i < cfg.slots; i++) {
+    *failed_step = "command";
+    c.cmds_[i] = new (alloc_sleep) Command(c, i);
+    if (c.cmds_[i] == nullptr) return Error::NoMem;
+  }
+
+  *failed_step = "receive ring";
+  int ret = srpt_k_ring_create(cfg.kdev, depth, cfg.grant.max_it_iu_len,
+                               SRPT_RING_RECV, &c.recv_ring_);
+  if (ret) return Error::from_kernel(ret);
+  *failed_step = "send ring";
+  ret = srpt_k_ring_create(cfg.kdev, cfg.slots, cfg.send_buf_size,
+                           SRPT_RING_SEND, &c.send_ring_);
+  if (ret) return Error::from_kernel(ret);
+
+  *failed_step = "queue pair";
+  srpt_qp_params qp{};
+  qp.send_depth = cfg.slots;
+  qp.recv_depth = depth;
+  qp.pkey = cfg.pkey;
+  qp.ctx = &c;
+  ret = srpt_k_qp_create(cfg.kind, cm, cfg.kdev, cfg.port->port_num(), &qp,
+                         &c.qp_);
+  if (ret) return Error::from_kernel(ret);
+
+  for (u32 i = 0; i < cfg.slots; i++) {
+    *failed_step = "command context";
+    ret = srpt_k_cmd_create(c.qp_, cfg.port->port_num(), c.cmds_[i],
+                            &c.cmds_[i]->kcmd);
+    if (ret) return Error::from_kernel(ret);
+  }
+
+  *failed_step = "release work";
+  ret = srpt_k_work_create(&Channel::release_work_fn, &c, &c.release_work_);
+  if (ret) return Error::from_kernel(ret);
+  *failed_step = "completion";
+  ret = srpt_k_completion_create(&c.released_);
+  if (ret) return Error::from_kernel(ret);
+
+  {
+    SpinGuard g(c.lock_);
+    for (u32 i = 0; i < cfg.slots; i++) c.free_.push_back(*c.cmds_[i]);
+    c.req_lim_ = depth;
+  }
+  *failed_step = nullptr;
+  return move(ch);
+}
+
+// Frees what create() made, in reverse. Runs with no completion pending:
+// either the QP never had work posted, or it was drained by srpt_k_qp_destroy.
+void Channel::destroy_resources() {
+  if (cmds_ != nullptr) {
+    for (u32 i = 0; i < cfg_.slots; i++) {
+      if (cmds_[i] == nullptr) continue;
+      srpt_k_cmd_destroy(cmds_[i]->kcmd);
+      cmds_[i]->kcmd = nullptr;
+    }
+  }
+  if (qp_ != nullptr) srpt_k_qp_destroy(exchange(qp_, nullptr));
+  srpt_k_ring_destroy(exchange(send_ring_, nullptr));
+  srpt_k_ring_destroy(exchange(recv_ring_, nullptr));
+}
+
+Channel::~Channel() {
+  SRPT_ASSERT(!target_node.linked());
+  SRPT_ASSERT(!cm_.held());
+  SRPT_ASSERT(sess_ == nullptr);
+  destroy_resources();
+  {
+    SpinGuard g(lock_);
+    while (free_.pop_front() != nullptr) {
+    }
+  }
+  if (cmds_ != nullptr) {
+    for (u32 i = 0; i < cfg_.slots; i++) destroy(cmds_[i]);
+    destroy_array(cmds_);
+  }
+  destroy_array(pending_);
+  srpt_k_completion_destroy(released_);
+  // The release work's last action may be dropping the last reference: the
+  // work item is then running (this very call), never pending.
+  srpt_k_work_destroy(release_work_);
+}
+
+void Channel::set_session(srpt_k_session* sess, Tpg* tpg,
+                          const InitiatorName& name) {
+  sess_ = sess;
+  tpg_ = tpg;
+  (void)sess_name_.assign(name.view());
+}
+
+Status Channel::post_receives() {
+  for (u32 i = 0; i < cfg_.grant.req_lim_delta; i++) {
+    int ret = srpt_k_post_recv(qp_, recv_ring_, i);
+    if (ret) return Error::from_kernel(ret);
+  }
+  return Status::ok_status();
+}
+
+void Channel::abort_login() {
+  // Process context, inside the REQ callback; the CM core still owns the
+  // cm_id and destroys it after we return non-zero. Closing first makes the
+  // flushed completions below no-ops instead of queueing the release work.
+  {
+    SpinGuard g(lock_);
+    state_ = State::Closing;
+  }
+  if (qp_ != nullptr) srpt_k_qp_error(qp_);
+  if (sess_ != nullptr) {
+    srpt_k_session_drain(sess_);
+    srpt_k_session_remove(exchange(sess_, nullptr));
+  }
+  destroy_resources();
+  SpinGuard g(lock_);
+  state_ = State::Released;
+}
+
+
+Status Channel::accept(OwnedCmId id, const srp::LoginRsp& rsp) {
+  cm_ = move(id);
+  login_ns_ = srpt_k_now_ns();
+  srpt_k_cm_set_context(cm_.kind(), cm_.get(), this);
+  int ret = srpt_k_cm_accept(cm_.kind(), cm_.get(), qp_, &rsp, sizeof(rsp));
+  if (ret) return Error::from_kernel(ret);
+  return Status::ok_status();
+}
+
+Channel::State Channel::state() {
+  SpinGuard g(lock_);
+  return state_;
+}
+
+Channel::Snapshot Channel::snapshot() {
+  SpinGuard g(lock_);
+  return Snapshot{state_, req_lim_, busy_, pending_count_};
+}
+
+bool Channel::same_nexus(const Channel& o) const {
+  if (cfg_.port.get() != o.cfg_.port.get()) return false;
+  for (int i = 0; i < 16; i++)
+    if (cfg_.i_port_id[i] != o.cfg_.i_port_id[i] ||
+        cfg_.t_port_id[i] != o.cfg_.t_port_id[i])
+      return false;
+  return true;
+}
+
+// --- closing and release -------------------------------------------------
+
+void Channel::close(CloseReason why) {
+  {
+    SpinGuard g(lock_);
+    if (state_ >= State::Closing) return;
+    state_ = State::Closing;
+    close_reason_ = why;
+    reply_disconnect_ = why == CloseReason::PeerDisconnect;
+  }
+  // The queued work holds a reference until it has run.
+  add_ref();
+  srpt_k_work_queue(release_work_);
+}
+
+void Channel::close_and_wait(CloseReason why) {
+  close(why);
+  (void)srpt_k_wait(released_, ~u32{0});
+}
+
+void Channel::release_work_fn(void* arg) {
+  // SAFETY: close() took a reference for this work before queueing it.
+  static_cast<Channel*>(arg)->release();
+}
+
+void Channel::release() {
+  bool reply;
+  CloseReason why;
+  {
+    SpinGuard g(lock_);
+    reply = reply_disconnect_;
+    why = close_reason_;
+  }
+  srpt_log(SRPT_LOG_INFO, "channel %s (%s) closing: %s\n", sess_name_.c_str(),
+           cfg_.names.port_id_0x.c_str(), close_reason_name(why));
+
+  // 1. Tell the initiator and stop the queues: every posted request now
+  //    completes (flushed), so commands in the target core can finish.
+  if (cm_.held()) (void)srpt_k_cm_disconnect(cm_.kind(), cm_.get(), reply ? 1 : 0);
+  srpt_k_qp_error(qp_);
+  // 2. No new commands; wait for the ones in flight (their responses fail
+  //    or flush, and each is freed from its send completion).
+  if (sess_ != nullptr) {
+    srpt_k_session_drain(sess_);
+    srpt_k_session_remove(exchange(sess_, nullptr));
+  }
+  // 3. The QP (waits for the last completion), then the cm_id (waits for
+  //    its callbacks; we are in our own work item, not in one of them).
+  srpt_k_qp_destroy(exchange(qp_, nullptr));
+  if (cm_.held()) cm_.destroy();
+  destroy_resources();
+  {
+    SpinGuard g(lock_);
+    state_ = State::Released;
+  }
+  cfg_.target->unregister_channel(*this);
+  srpt_k_complete(released_);
+  // The registry's reference (never the last: this work holds one), then
+  // the one close() took for this work.
+  const bool registry_ref_was_last = release_ref();
+  SRPT_ASSERT(!registry_ref_was_last);
+  if (release_ref()) destroy(this);
+}
+
+// --- CM events -------------------------------------------------------------
+
+void Channel::on_cm_event(srpt_cm_event ev) {
+  switch (ev) {
+    case SRPT_CM_EV_ESTABLISHED: {
+      if (cm_.kind() == SRPT_CM_IB && srpt_k_qp_ready(qp_) != 0) {
+        close(CloseReason::CmError);
+        return;
+      }
+      {
+        SpinGuard g(lock_);
+        if (state_ != State::Connecting) return;
+        state_ = State::Live;
+      }
+      process_waiting();
+      return;
+    }
+    case SRPT_CM_EV_DISCONNECT:
+      close(CloseReason::PeerDisconnect);
+      return;
+    case SRPT_CM_EV_DREP:
+    case SRPT_CM_EV_TIMEWAIT_EXIT:
+      close(CloseReason::PeerDisconnect);
+      return;
+    case SRPT_CM_EV_REJECTED:
+    case SRPT_CM_EV_ERROR:
+      close(CloseReason::CmError);
+      return;
+    case SRPT_CM_EV_DEVICE_REMOVAL:
+      close(CloseReason::DeviceRemoved);
+      return;
+  }
+}
+
+// --- receiving requests ----------------------------------------------------
+
+namespace {
+
+// Requests that take a command slot (and a credit, returned in their SRP_RSP).
+bool needs_slot(u8 opcode) {
+  return opcode == srp::kCmd || opcode == srp::kTskMgmt;
+}
+
+srp::Tag tag_of(const u8* iu, u32 len) {
+  srp::Tag t{};
+  if (len >= 16)
+    for (int i = 0; i < 8; i++) t.bytes[i] = iu[8 + i];
+  return t;
+}
+
+// The target core's tag: the initiator's 8 opaque bytes, read as a number
+// only for its logs and task-management lookups.
+u64 tag_value(const srp::Tag& t) {
+  u64 v = 0;
+  for (int i = 7; i >= 0; i--) v = (v << 8) | t.bytes[i];
+  return v;
+}
+
+}  // namespace
+
+Command* Channel::take_slot() {
+  Command* c = free_.pop_front();
+  if (c != nullptr) busy_++;
+  return c;
+}
+
+void Channel::on_recv(u32 index, u32 len, bool ok) {
+  if (!ok) {
+    // Flushed by a QP error (the channel is closing), or a receive error on
+    // a live channel: either way the channel goes.
+    close(CloseReason::QueueError);
+    return;
+  }
+  const u8 opcode = len > 0 ? recv_buf(index)[0] : 0xff;
+  Command* slot = nullptr;
+  {
+    SpinGuard g(lock_);
+    if (state_ >= State::Closing) return;  // never reposted; the QP goes away
+    // Before RTU requests wait; while others wait, none overtakes them; and
+    // a command without a free slot waits for one.
+    const bool defer = state_ == State::Connecting || pending_count_ > 0 ||
+                       (needs_slot(opcode) && free_.empty());
+    if (defer) {
+      const u32 depth = cfg_.grant.req_lim_delta;
+      if (SRPT_CHECK_FAILED(pending_count_ < depth)) return;
+      pending_[(pending_head_ + pending_count_) % depth] = PendingIu{index, len};
+      pending_count_++;
+      return;
+    }
+    if (needs_slot(opcode)) slot = take_slot();
+  }
+  dispatch(index, len, slot);
+}
+
+void Channel::process_waiting() {
+  for (;;) {
+    PendingIu iu;
+    Command* slot = nullptr;
+    {
+      SpinGuard g(lock_);
+      if (state_ != State::Live || pending_count_ == 0) return;
+      iu = pending_[pending_head_];
+      const u8 opcode = iu.len > 0 ? recv_buf(iu.index)[0] : 0xff;
+      if (needs_slot(opcode)) {
+        slot = take_slot();
+        if (slot == nullptr) return;  // a release will call us again
+      }
+      pending_head_ = (pending_head_ + 1) % cfg_.grant.req_lim_delta;
+      pending_count_--;
+    }
+    dispatch(iu.index, iu.len, slot);
+  }
+}
+
+void Channel::dispatch(u32 index, u32 len, Command* slot) {
+  const u8* iu = recv_buf(index);
+  const u8 opcode = len > 0 ? iu[0] : 0xff;
+  switch (opcode) {
+    case srp::kCmd:
+      handle_cmd(*slot, index, len);
+      return;
+    case srp::kTskMgmt:
+      handle_tsk_mgmt(*slot, index, len);
+      return;
+    case srp::kILogout:
+      // The initiator is done: no response, the channel goes.
+      srpt_log(SRPT_LOG_INFO, "channel %s: SRP_I_LOGOUT\n", sess_name_.c_str());
+      close(CloseReason::Logout);
+      return;
+    case srp::kCredRsp:
+    case srp::kAerRsp:
+      // Answers to requests we never send; they consume no credit.
+      repost(index);
+      return;
+    default: {
+      srpt_log_ratelimited(SRPT_LOG_WARNING,
+                           "channel %s: IU with unknown opcode 0x%02x ignored\n",
+                           sess_name_.c_str(), opcode);
+      {
+        SpinGuard g(lock_);
+        pending_delta_++;  // its credit comes back with the next response
+      }
+      repost(index);
+      return;
+    }
+  }
+}
+
+void Channel::repost(u32 index) {
+  if (srpt_k_post_recv(qp_, recv_ring_, index) != 0) close(CloseReason::QueueError);
+}
+
+void Channel::handle_cmd(Command& c, u32 index, u32 len) {
+  c.recv_index = index;
+  const u8* iu = recv_buf(index);
+  const CmdRefusal refusal = parse_srp_cmd(iu, len, iu_limits_, &c.parsed);
+  if (refusal != CmdRefusal::None) {
+    srpt_log_ratelimited(SRPT_LOG_WARNING, "channel %s: SRP_CMD refused: %s\n",
+                         sess_name_.c_str(), cmd_refusal_name(refusal));
+    c.state = Command::State::RspOnly;
+    u8 sense[kRefusalSenseLen];
+    refusal_sense(sense);
+    RspFields f{};
+    f.tag = tag_of(iu, len);
+    f.status = kScsiStatusCheckCondition;
+    f.sense = sense;
+    f.sense_len = sizeof(sense);
+    send_response(c, f);
+    return;
+  }
+  c.state = Command::State::Submitted;
+  srpt_cmd_submit s{};
+  s.cdb = c.parsed.cdb;
+  s.cdb_len = c.parsed.cdb_len;
+  s.lun = c.parsed.lun;
+  s.tag = tag_value(c.parsed.tag);
+  s.data_len = c.parsed.data_len;
+  s.dir = c.parsed.dir;
+  s.attr = c.parsed.attr;
+  s.imm = c.parsed.imm;
+  s.imm_len = c.parsed.imm_len;
+  srpt_k_cmd_submit(c.kcmd, sess_, &s);
+}
+
+void Channel::handle_tsk_mgmt(Command& c, u32 index, u32 len) {
+  // Task management through the target core is the data-path issue's; until
+  // then every function is answered "not supported", which ib_srp's error
+  // handling escalates to a reconnect.
+  c.recv_index = index;
+  c.state = Command::State::RspOnly;
+  srpt_log_ratelimited(SRPT_LOG_WARNING,
+                       "channel %s: SRP_TSK_MGMT answered 'not supported'\n",
+                       sess_name_.c_str());
+  RspFields f{};
+  f.tag = tag_of(recv_buf(index), len);
+  f.status = kScsiStatusGood;
+  f.has_rsp_code = true;
+  f.rsp_code = kTmrNotSupported;
+  send_response(c, f);
+}
+
+// --- responses ---------------------------------------------------------------
+
+void Channel::send_response(Command& c, RspFields f) {
+  {
+    SpinGuard g(lock_);
+    f.req_lim_delta = 1 + exchange(pending_delta_, 0u);
+    req_lim_ += f.req_lim_delta;
+  }
+  // The credit goes back only once the request's IU is receivable again.
+  if (c.recv_index != Command::kNoRecv) repost(exchange(c.recv_index, Command::kNoRecv));
+  const u32 n = build_srp_rsp(srpt_k_ring_buf(send_ring_, c.index()),
+                              cfg_.send_buf_size, f);
+  const int ret = c.state == Command::State::RspOnly
+                      ? srpt_k_post_send(qp_, send_ring_, c.index(), n)
+                      : srpt_k_cmd_send_rsp(c.kcmd, send_ring_, c.index(), n);
+  if (ret != 0) {
+    // No completion will come for it: the command ends here.
+    close(CloseReason::QueueError);
+    finish(c);
+  }
+}
+
+void Channel::finish(Command& c) {
+  if (c.state == Command::State::RspOnly) {
+    on_release(c);
+    return;
+  }
+  // Drops the target core's reference; release_cmd (on_release) follows.
+  srpt_k_cmd_free(c.kcmd);
+}
+
+void Channel::on_send(u32 index, bool ok) {
+  if (SRPT_CHECK_FAILED(index < cfg_.slots)) return;
+  if (!ok) close(CloseReason::QueueError);  // no-op when already closing
+  finish(*cmds_[index]);
+  process_waiting();
+}
+
+void Channel::on_release(Command& c) {
+  if (c.recv_index != Command::kNoRecv) {
+    // Released without a response (aborted): its IU still goes back.
+    repost(exchange(c.recv_index, Command::kNoRecv));
+    SpinGuard g(lock_);
+    pending_delta_++;
+  }
+  SpinGuard g(lock_);
+  c.state = Command::State::Free;
+  free_.push_back(c);
+  busy_--;
+}
+
+// --- data transfer -------------------------------------------------------------
+
+namespace {
+
+// The remote segments covering the first `limit` bytes: the target core may
+// move less than the descriptors offer (the CDB asked for less).
+u32 clip_segs(const ParsedCmd& p, u32 limit, srpt_rdma_seg (&out)[kMaxRdmaSegs]) {
+  u32 n = 0;
+  for (u32 i = 0; i < p.nsegs && limit > 0; i++) {
+    out[n] = p.segs[i];
+    if (out[n].len > limit) out[n].len = limit;
+    limit -= out[n].len;
+    if (out[n].len > 0) n++;
+  }
+  return n;
+}
+
+RspFields fields_of(const Command& c, const srpt_cmd_result& r) {
+  RspFields f{};
+  f.tag = c.parsed.tag;
+  f.status = r.status;
+  f.dir = c.parsed.dir;
+  f.underflow = r.underflow != 0;
+  f.overflow = r.overflow != 0;
+  f.residual = r.residual;
+  f.sense = r.sense;
+  f.sense_len = r.sense_len;
+  return f;
+}
+
+}  // namespace
+
+int Channel::on_write_pending(Command& c) {
+  if (c.parsed.imm != nullptr) {
+    // The data came with the request.
+    srpt_k_cmd_execute(c.kcmd);
+    return 0;
+  }
+  srpt_cmd_result r;
+  srpt_k_cmd_result(c.kcmd, &r);
+  srpt_rdma_seg segs[kMaxRdmaSegs];
+  const u32 n = clip_segs(c.parsed, r.data_len, segs);
+  int ret = srpt_k_cmd_rdma_prepare(c.kcmd, SRPT_DIR_WRITE, segs, n);
+  if (ret) return ret;  // the target core retries (queue full) or fails it
+  return srpt_k_cmd_rdma_read(c.kcmd);
+}
+
+void Channel::on_rdma_done(Command& c, bool ok) {
+  if (ok)
+    srpt_k_cmd_execute(c.kcmd);
+  else
+    srpt_k_cmd_fail(c.kcmd);
+}
+
+int Channel::on_queue_data_in(Command& c) {
+  srpt_cmd_result r;
+  srpt_k_cmd_result(c.kcmd, &r);
+  srpt_rdma_seg segs[kMaxRdmaSegs];
+  const u32 n = clip_segs(c.parsed, r.data_len, segs);
+  if (n > 0) {
+    int ret = srpt_k_cmd_rdma_prepare(c.kcmd, SRPT_DIR_READ, segs, n);
+    if (ret) return ret;  // queue full: the target core calls us again
+  }
+  send_response(c, fields_of(c, r));
+  return 0;
+}
+
+int Channel::on_queue_status(Command& c) {
+  srpt_cmd_result r;
+  srpt_k_cmd_result(c.kcmd, &r);
+  send_response(c, fields_of(c, r));
+  return 0;
+}
+
+}  // namespace srpt

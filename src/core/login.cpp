@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+// The login handler: srpt_cm_req_recv() of this target.
+//
+// Checks, in order, each with its SRP_LOGIN_REJ reason (README, "Login"):
+//   private data too short for an SRP_LOGIN_REQ  plain CM reject, no SRP REJ
+//   unknown device                               plain CM reject
+//   opcode is not SRP_LOGIN_REQ                  0x00010000
+//   req_it_iu_len < 64 or > srp_max_req_size     0x00010002
+//   neither direct nor indirect descriptors      0x00010004
+//   target_port_id is not ours                   0x00010003
+//   no enabled TPG on the port                   0x00010001
+//   channel limit of the I_T nexus reached       0x00010006
+//   channel resources                            0x00010001
+//   no ACL admits the initiator                  0x00010006
+//   TPG disabled while the login was in flight   0x00010001
+// Every refusal logs one rate-limited line naming the initiator, the reason
+// and the cause. The cm_id is adopted by the channel only at the very end,
+// right before the accept: every refusal above leaves it to the caller.
+#include <srpt/abi/log.h>
+#include <srpt/core/login_policy.h>
+#include <srpt/core/login_request.h>
+#include <srpt/core/target.h>
+
+namespace srpt {
+namespace {
+
+const char* reason_name(u32 reason) {
+  switch (reason) {
+    case srp::kRejUnableToEstablish: return "unable to establish channel";
+    case srp::kRejInsufficientResources: return "insufficient resources";
+    case srp::kRejIuTooLarge: return "requested IU length too large";
+    case srp::kRejUnableToAssociate: return "unable to associate with I_T nexus";
+    case srp::kRejUnsupportedDescriptorFmt: return "unsupported descriptor format";
+    case srp::kRejMultiChannelUnsupported: return "multi-channel unsupported";
+    case srp::kRejChannelLimitReached: return "channel limit reached";
+  }
+  return "?";
+}
+
+// The largest SRP_RSP this target sends, sense data included.
+constexpr u32 kMaxSenseLen = 96;  // TRANSPORT_SENSE_BUFFER
+// Request IUs a channel posts, and the credits it grants. ib_srp uses at
+// most 62 by default (queue_size 64 minus its reserved entries).
+constexpr u32 kRecvDepth = 64;
+
+}  // namespace
+
+LoginVerdict Target::reject(CmIdLease&& lease, const srpt_login_event& ev,
+                            const SessionNames& names, const srp::Tag& tag,
+                            const Rejection& r) {
+  srp::LoginRej rej{};
+  rej.opcode = srp::kLoginRej;
+  rej.reason.set(r.reason);
+  rej.tag = tag;
+  rej.buf_fmt.set(srp::kBufFmtDirect | srp::kBufFmtIndirect);
+  srpt_log_ratelimited(SRPT_LOG_WARNING,
+                       "login from %s (%s) rejected: 0x%08x %s: %s\n",
+                       names.short_name.c_str(), names.port_id_0x.c_str(),
+                       r.reason, reason_name(r.reason), r.cause);
+  const int ret = srpt_k_cm_reject(ev.kind, lease.get(), &rej, sizeof(rej));
+  if (ret)
+    srpt_log_ratelimited(SRPT_LOG_WARNING, "sending the reject failed: %d\n", ret);
+  return LoginVerdict::caller_keeps(move(lease), Error::ConnRefused);
+}
+
+LoginVerdict Target::login(const srpt_login_event& ev) {
+  CmIdLease lease(ev.kind, ev.cm);
+  Result<LoginRequest> parsed = LoginRequest::parse(ev.kind, ev.priv, ev.priv_len);
+  if (!parsed.ok()) {
+    srpt_log_ratelimited(SRPT_LOG_WARNING,
+                         "connection request from %s: %zu bytes of private "
+                         "data are no SRP_LOGIN_REQ; rejected without SRP reply\n",
+                         ev.src_addr && ev.src_addr[0] ? ev.src_addr : "an IB/CM peer",
+                         ev.priv_len);
+    (void)srpt_k_cm_reject(ev.kind, lease.get(), nullptr, 0);
+    return LoginVerdict::caller_keeps(move(lease), Error::Inval);
+  }
+  const LoginRequest& req = parsed.value();
+  const SessionNames names = session_names(
+      ev.kind, req.initiator_port_id,
+      StringView::from_cstr(ev.src_addr ? ev.src_addr : ""));
+
+  MutexGuard login(login_lock_);
+
+  // Registry lookups: the device, the port, its attributes and enabled TPGs.
+  // TPGs cannot be dropped while login_lock_ is held, so the pointers stay
+  // valid after lock_ is released.
+  constexpr usize kMaxTpgs = 16;
+  Tpg* guid_tpgs[kMaxTpgs];
+  Tpg* gid_tpgs[kMaxTpgs];
+  usize n_guid = 0, n_gid = 0, nexus_channels = 0;
+  RefPtr<Port> port;
+  LoginLimits limits{};
+  {
+    MutexGuard guard(lock_);
+    Device* dev = find_device(ev.kdev);
+    Port* p = dev ? dev->port(ev.port_num) : nullptr;
+    if (p == nullptr || !p->attached()) {
+      srpt_log_ratelimited(SRPT_LOG_WARNING,
+                           "login from %s on an unknown device or port %u: "
+                           "rejected without SRP reply\n",
+                           names.short_name.c_str(), ev.port_num);
+      (void)srpt_k_cm_reject(ev.kind, lease.get(), nullptr, 0);
+      return LoginVerdict::caller_keeps(move(lease), Error::NoDev);
+    }
+    port = RefPtr<Port>(p);
+    const PortAttributes& a = p->attributes();
+    limits.max_req_size = params_.max_req_size;
+    limits.service_guid = params_.service_guid;
+    limits.max_rsp_size = a.max_rsp_size;
+    limits.recv_depth = min(kRecvDepth, a.sq_size);
+    for (int f = 0; f < kPortNameFormCount; f++) {
+      TargetPort* t = p->tport(static_cast<PortNameForm>(f));
+      if (t == nullptr) continue;
+      for (Tpg& tpg : t->tpgs()) {
+        if (!tpg.enabled()) continue;
+        if (f == static_cast<int>(PortNameForm::Guid) && n_guid < kMaxTpgs)
+          guid_tpgs[n_guid++] = &tpg;
+        else if (f == static_cast<int>(PortNameForm::Gid) && n_gid < kMaxTpgs)
+          gid_tpgs[n_gid++] = &tpg;
+      }
+    }
+    for (Channel& ch : channels_) {
+      if (&ch.port() != p || ch.state() >= Channel::State::Closing) continue;
+      bool same = true;
+      for (int i = 0; i < 16 && same; i++)
+        same = ch.initiator_port_id()[i] == req.initiator_port_id[i];
+      // The target port id is ours (checked below) for every channel.
+      if (same) nexus_channels++;
+    }
+  }
+
+  const LoginCheck check = check_login_request(req, limits);
+  if (!check.ok()) return reject(move(lease), ev, names, req.tag, check.rejection());
+  const LoginGrant& grant = check.grant();
+
+  if (n_guid + n_gid == 0)
+    return reject(move(lease), ev, names, req.tag,
+                  {srp::kRejInsufficientResources, "no enabled TPG on this port"});
+  if (grant.multi_channel && nexus_channels >= params_.max_nexus_channels)
+    return reject(move(lease), ev, names, req.tag,
+                  {srp::kRejChannelLimitReached,
+                   "max_channels_per_nexus channels already logged in"});
+
+  Channel::Config cfg{};
+  cfg.target = this;
+  cfg.kdev = ev.kdev;
+  cfg.port = port;
+  cfg.kind = ev.kind;
+  cfg.pkey = ev.pkey;
+  cfg.grant = grant;
+  cfg.slots = grant.req_lim_delta;
+  cfg.send_buf_size = max(limits.max_rsp_size, u32{sizeof(srp::Rsp) + 4 + kMaxSenseLen});
+  cfg.send_buf_size = min(cfg.send_buf_size, grant.max_ti_iu_len);
+  for (int i = 0; i < 16; i++) {
+    cfg.i_port_id[i] = req.initiator_port_id[i];
+    cfg.t_port_id[i] = req.target_port_id[i];
+  }
+  cfg.names = names;
+  const char* failed_step = nullptr;
+  Result<RefPtr<Channel>> made = Channel::create(cfg, lease.get(), &failed_step);
+  if (!made.ok()) {
+    srpt_log_ratelimited(SRPT_LOG_WARNING, "channel for %s: %s failed: %d\n",
+                         names.short_name.c_str(), failed_step,
+                         made.error().to_kernel());
+    return reject(move(lease), ev, names, req.tag,
+                  {srp::kRejInsufficientResources, "channel resources"});
+  }
+  RefPtr<Channel> ch = move(made).value();
+
+  // The session: the short name in GUID-named ports' TPGs, then the 128-bit
+  // port id with and without 0x in GID-named ports' TPGs (as in-tree).
+  int sess_ret = -SRPT_EACCES;
+  srpt_k_session* sess = nullptr;
+  auto try_name = [&](Tpg* tpg, const InitiatorName& name) {
+    if (sess != nullptr || name.size() == 0) return;
+    int ret = srpt_k_session_create(tpg->ktpg(), name.c_str(), ch.get(), &sess);
+    if (ret == 0) {
+      ch->set_session(sess, tpg, name);
+    } else {
+      sess = nullptr;
+      if (ret != -SRPT_EACCES) sess_ret = ret;  // resources beat "no ACL"
+    }
+  };
+  for (usize i = 0; i < n_guid; i++) try_name(guid_tpgs[i], names.short_name);
+  for (usize i = 0; i < n_gid; i++) {
+    try_name(gid_tpgs[i], names.port_id_0x);
+    try_name(gid_tpgs[i], names.port_id_hex);
+  }
+  if (sess == nullptr) {
+    ch->abort_login();
+    if (sess_ret == -SRPT_EACCES)
+      return reject(move(lease), ev, names, req.tag,
+                    {srp::kRejChannelLimitReached, "no ACL admits this initiator"});
+    return reject(move(lease), ev, names, req.tag,
+                  {srp::kRejInsufficientResources, "session setup failed"});
+  }
+
+  if (!ch->post_receives().ok()) {
+    ch->abort_login();
+    return reject(move(lease), ev, names, req.tag,
+                  {srp::kRejInsufficientResources, "posting receive buffers failed"});
+  }
+
+  // Commit: the TPG may have been disabled meanwhile (disable does not wait
+  // for login_lock_ to clear the flag). Registration and the SINGLE
+  // takeover decision happen under the registry lock.
+  bool terminated_others = false, others = false;
+  {
+    MutexGuard guard(lock_);
+    if (!ch->tpg()->enabled()) {
+      // Fall through to the refusal below, outside the lock.
+    } else {
+      ch->add_ref();  // the registry's reference, dropped by the release work
+      channels_.push_back(*ch);
+      for (Channel& other : channels_) {
+        if (&other == ch.get() || !other.same_nexus(*ch)) continue;
+        if (other.state() >= Channel::State::Closing) continue;
+        others = true;
+        if (!grant.multi_channel) {
+          terminated_others = true;
+          other.close(CloseReason::Terminated);  // never sleeps
+        }
+      }
+    }
+  }
+  if (!ch->target_node.linked()) {
+    ch->abort_login();
+    return reject(move(lease), ev, names, req.tag,
+                  {srp::kRejInsufficientResources,
+                   "TPG disabled while the login was in flight"});
+  }
+
+  srp::LoginRsp rsp{};
+  rsp.opcode = srp::kLoginRsp;
+  rsp.req_lim_delta.set(grant.req_lim_delta);
+  rsp.tag = req.tag;
+  rsp.max_it_iu_len.set(grant.max_it_iu_len);
+  rsp.max_ti_iu_len.set(grant.max_ti_iu_len);
+  rsp.buf_fmt.set(srp::kBufFmtDirect | srp::kBufFmtIndirect);
+  rsp.rsp_flags = terminated_others ? srp::kRspTerminated
+                  : others          ? srp::kRspMaintained
+                                    : srp::kRspNoChan;
+  if (grant.immediate) rsp.rsp_flags |= srp::kRspImmedSupported;
+
+  // The channel takes the cm_id. From here on the answer is zero whatever
+  // happens: a failure is torn down through the channel's release work.
+  OwnedCmId::Adoption adoption = OwnedCmId::adopt(move(lease));
+  Status accepted = ch->accept(move(adoption.id), rsp);
+  if (!accepted.ok()) {
+    srpt_log_ratelimited(SRPT_LOG_WARNING, "login from %s: accept failed: %d\n",
+                         names.short_name.c_str(), accepted.to_kernel());
+    ch->close(CloseReason::LoginFailed);
+    return LoginVerdict::channel_owns(move(adoption.proof));
+  }
+  srpt_log(SRPT_LOG_INFO,
+           "login from %s (%s) as %s: it_iu_len %u, ti_iu_len %u, req_lim %u%s%s\n",
+           names.short_name.c_str(), names.port_id_0x.c_str(), ch->session_name(),
+           grant.max_it_iu_len, grant.max_ti_iu_len, grant.req_lim_delta,
+           grant.immediate ? ", immediate data" : "",
+           terminated_others ? ", older channels terminated" : "");
+  return LoginVerdict::channel_owns(move(adoption.proof));
+}
+
+void Target::show_channels(srpt_k_seq* seq) {
+  const u64 now = srpt_k_now_ns();
+  MutexGuard guard(lock_);
+  srpt_k_seq_printf(seq,
+                    "# initiator_port_id session cm state port recv_depth "
+                    "slots busy waiting req_lim it_iu_len ti_iu_len imm age_s\n");
+  for (Channel& ch : channels_) {
+    const Channel::Snapshot s = ch.snapshot();
+    static const char* const kStates[] = {"connecting", "live", "closing", "released"};
+    const u64 age = ch.login_time_ns() ? (now - ch.login_time_ns()) / 1000000000ull : 0;
+    srpt_k_seq_printf(seq, "%s %s %s %s %s/%u %u %u %u %u %u %u %u %s %llu\n",
+                      ch.names().port_id_0x.c_str(), ch.session_name(),
+                      ch.kind() == SRPT_CM_IB ? "ib_cm" : "rdma_cm",
+                      kStates[static_cast<int>(s.state)], ch.port().device_name(),
+                      ch.port().port_num(), ch.grant().req_lim_delta, ch.slots(),
+                      s.busy_slots, s.waiting, s.req_lim, ch.grant().max_it_iu_len,
+                      ch.grant().max_ti_iu_len, ch.grant().immediate ? "yes" : "no",
+                      static_cast<unsigned long long>(age));
+  }
+}
+
+}  // namespace srpt

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <srpt/core/srp_cmd.h>
+
+#include <srpt/rt/utility.h>
+
+namespace srpt {
+namespace {
+
+srpt_task_attr task_attr_of(u8 srp_attr) {
+  switch (srp_attr) {
+    case 1: return SRPT_TASK_HEAD;
+    case 2: return SRPT_TASK_ORDERED;
+    case 4: return SRPT_TASK_ACA;
+    default: return SRPT_TASK_SIMPLE;  // 0, and reserved values as in-tree
+  }
+}
+
+srpt_rdma_seg seg_of(const srp::DirectBuf& d) {
+  return srpt_rdma_seg{d.va.get(), d.key.get(), d.len.get()};
+}
+
+}  // namespace
+
+const char* cmd_refusal_name(CmdRefusal r) {
+  switch (r) {
+    case CmdRefusal::None: return "none";
+    case CmdRefusal::Truncated: return "IU truncated";
+    case CmdRefusal::Bidirectional: return "bidirectional command";
+    case CmdRefusal::BadFormat: return "unsupported descriptor format";
+    case CmdRefusal::ImmediateNotGranted: return "immediate data not negotiated";
+    case CmdRefusal::ImmediateOutOfBounds: return "immediate data past the IU";
+    case CmdRefusal::ExternalTable: return "external indirect descriptor table";
+    case CmdRefusal::TooManySegments: return "too many data segments";
+    case CmdRefusal::LengthMismatch: return "indirect length below its segments";
+  }
+  return "?";
+}
+
+u64 scsi_lun_to_int(const u8 (&lun)[8]) {
+  u64 v = 0;
+  for (int i = 0; i < 8; i += 2)
+    v |= (static_cast<u64>(lun[i]) << ((i + 1) * 8)) |
+         (static_cast<u64>(lun[i + 1]) << (i * 8));
+  return v;
+}
+
+CmdRefusal parse_srp_cmd(const u8* iu, u32 len, const ChannelIuLimits& lim,
+                         ParsedCmd* out) {
+  *out = ParsedCmd{};
+  if (len < sizeof(srp::Cmd)) return CmdRefusal::Truncated;
+  const auto* cmd = reinterpret_cast<const srp::Cmd*>(iu);
+  out->tag = cmd->tag;
+  out->lun = scsi_lun_to_int(cmd->lun);
+  out->attr = task_attr_of(cmd->task_attr);
+
+  // Additional CDB bytes follow the 16-byte CDB, in 4-byte units (the low
+  // two bits of add_cdb_len are reserved).
+  const u32 add_cdb = cmd->add_cdb_len & ~3u;
+  const u32 desc_off = sizeof(srp::Cmd) + add_cdb;
+  if (desc_off > len) return CmdRefusal::Truncated;
+  out->cdb = cmd->cdb;
+  out->cdb_len = 16 + add_cdb;
+
+  const u8 out_fmt = cmd->buf_fmt >> 4;
+  const u8 in_fmt = cmd->buf_fmt & 0xf;
+  if (out_fmt != srp::kNoData && in_fmt != srp::kNoData)
+    return CmdRefusal::Bidirectional;
+  const u8 fmt = out_fmt != srp::kNoData ? out_fmt : in_fmt;
+  out->dir = out_fmt != srp::kNoData  ? SRPT_DIR_WRITE
+             : in_fmt != srp::kNoData ? SRPT_DIR_READ
+                                      : SRPT_DIR_NONE;
+  const u32 desc_cnt =
+      out->dir == SRPT_DIR_WRITE ? cmd->data_out_desc_cnt : cmd->data_in_desc_cnt;
+  const u8* desc = iu + desc_off;
+  const u32 room = len - desc_off;
+
+  switch (fmt) {
+    case srp::kNoData:
+      return CmdRefusal::None;
+
+    case srp::kDirect: {
+      if (room < sizeof(srp::DirectBuf)) return CmdRefusal::Truncated;
+      out->segs[0] = seg_of(*reinterpret_cast<const srp::DirectBuf*>(desc));
+      out->nsegs = 1;
+      out->data_len = out->segs[0].len;
+      return CmdRefusal::None;
+    }
+
+    case srp::kIndirect: {
+      if (room < sizeof(srp::IndirectBufHeader)) return CmdRefusal::Truncated;
+      const auto* hdr = reinterpret_cast<const srp::IndirectBufHeader*>(desc);
+      const u32 table_len = hdr->table_desc.len.get();
+      const u32 total = table_len / sizeof(srp::DirectBuf);
+      // The whole table must be in the IU: fetching an external table by
+      // RDMA read is the data-path issue's work.
+      if (total > desc_cnt || total == 0) return CmdRefusal::ExternalTable;
+      if (total > kMaxRdmaSegs) return CmdRefusal::TooManySegments;
+      if (room - sizeof(srp::IndirectBufHeader) < total * sizeof(srp::DirectBuf))
+        return CmdRefusal::Truncated;
+      const auto* list = reinterpret_cast<const srp::DirectBuf*>(
+          desc + sizeof(srp::IndirectBufHeader));
+      u64 sum = 0;
+      for (u32 i = 0; i < total; i++) {
+        out->segs[i] = seg_of(list[i]);
+        sum += out->segs[i].len;
+      }
+      out->nsegs = total;
+      out->data_len = hdr->len.get();
+      if (out->data_len > sum) return CmdRefusal::LengthMismatch;
+      return CmdRefusal::None;
+    }
+
+    case srp::kImmediate: {
+      if (out->dir != SRPT_DIR_WRITE) return CmdRefusal::BadFormat;
+      if (!lim.immediate) return CmdRefusal::ImmediateNotGranted;
+      if (room < 4) return CmdRefusal::Truncated;
+      const u32 imm_len = Be32(*reinterpret_cast<const Be32*>(desc)).get();
+      const u64 end = static_cast<u64>(lim.imm_data_offset) + imm_len;
+      if (end > len || end > lim.max_it_iu_len)
+        return CmdRefusal::ImmediateOutOfBounds;
+      out->imm = iu + lim.imm_data_offset;
+      out->imm_len = imm_len;
+      out->data_len = imm_len;
+      return CmdRefusal::None;
+    }
+
+    default:
+      return CmdRefusal::BadFormat;
+  }
+}
+
+u32 build_srp_rsp(u8* buf, u32 cap, const RspFields& f) {
+  auto* rsp = reinterpret_cast<srp::Rsp*>(buf);
+  *rsp = srp::Rsp{};
+  rsp->opcode = srp::kRsp;
+  rsp->req_lim_delta.set(f.req_lim_delta);
+  rsp->tag = f.tag;
+  rsp->status = f.status;
+  u32 off = sizeof(srp::Rsp);
+
+  if (f.has_rsp_code) {
+    // Four bytes of response data, the code in the last one.
+    rsp->flags |= srp::kRspFlagRspValid;
+    rsp->resp_data_len.set(4);
+    for (int i = 0; i < 4; i++) buf[off + i] = 0;
+    buf[off + 3] = f.rsp_code;
+    off += 4;
+  }
+  if (f.residual != 0 && (f.underflow || f.overflow)) {
+    const bool out = f.dir == SRPT_DIR_WRITE;
+    if (f.underflow) rsp->flags |= out ? srp::kRspFlagDoUnder : srp::kRspFlagDiUnder;
+    if (f.overflow) rsp->flags |= out ? srp::kRspFlagDoOver : srp::kRspFlagDiOver;
+    (out ? rsp->data_out_res_cnt : rsp->data_in_res_cnt).set(f.residual);
+  }
+  if (f.sense != nullptr && f.sense_len != 0 && cap > off) {
+    const u32 n = min(f.sense_len, cap - off);
+    for (u32 i = 0; i < n; i++) buf[off + i] = f.sense[i];
+    rsp->flags |= srp::kRspFlagSnsValid;
+    rsp->sense_data_len.set(n);
+    off += n;
+  }
+  return off;
+}
+
+void refusal_sense(u8 (&sense)[kRefusalSenseLen]) {
+  for (u8& b : sense) b = 0;
+  sense[0] = 0x70;  // current error, fixed format
+  sense[2] = 0x05;  // ILLEGAL REQUEST
+  sense[7] = 10;    // additional sense length
+  sense[12] = 0x24; // INVALID FIELD IN CDB
+}
+
+}  // namespace srpt

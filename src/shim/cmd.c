@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCSI commands: include/srpt/abi/cmd.h.
+ *
+ * One struct srpt_k_cmd per command slot of a channel. It embeds the
+ * target-core command (se_cmd) and its sense buffer, and the rdma_rw
+ * contexts that move the command's data between the target core's buffer
+ * (se_cmd->t_data_sg) and the initiator's memory.
+ *
+ * References: the command is submitted with TARGET_SCF_ACK_KREF, so the
+ * target core holds two references. The check_stop_free callback drops one
+ * when the target core is done with the command (fabric.c), srpt_k_cmd_free()
+ * drops the other after the response went out; the last one calls
+ * release_cmd (srpt_shim_cmd_release()), which tells the core the slot is
+ * free. An aborted command without a response is released by the target
+ * core alone (aborted_task, then release_cmd).
+ *
+ * Each remote segment gets its own rdma_rw context over its own scatterlist
+ * (a slice of t_data_sg, or t_data_sg itself when one segment covers the
+ * whole buffer): rdma_rw_ctx_init() DMA-maps the list it is given and
+ * transfers it to its end, so two contexts must never share entries.
+ */
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <rdma/rw.h>
+#include <scsi/scsi_common.h>
+#include <scsi/scsi_proto.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+
+#include <srpt/abi/cmd.h>
+#include "objects.h"
+#include "shim.h"
+
+struct srpt_k_rw {
+	struct rdma_rw_ctx ctx;
+	struct scatterlist *sg;		/* what ctx was initialised on */
+	u32 nents;
+	bool own_sg;			/* sg is a slice this command made */
+};
+
+struct srpt_k_cmd {
+	struct se_cmd se_cmd;
+	u8 sense[TRANSPORT_SENSE_BUFFER];
+	struct srpt_k_qp *qp;
+	u32 port_num;
+	void *ctx;			/* the core's command */
+	struct scatterlist imm_sg;	/* immediate data, inside the request */
+	struct ib_cqe rdma_cqe;		/* the data-out RDMA reads */
+	enum dma_data_direction rw_dir;
+	u32 n_rw;
+	u32 n_rw_wrs;			/* work requests of the n_rw contexts */
+	struct srpt_k_rw rw[SRPT_K_MAX_RDMA_SEGS];
+	/* A CDB the target core may read past the request's copy of it. */
+	u8 cdb[SCSI_MAX_VARLEN_CDB_SIZE];
+};
+
+static struct srpt_k_cmd *srpt_k_cmd_of(struct se_cmd *se_cmd)
+{
+	return container_of(se_cmd, struct srpt_k_cmd, se_cmd);
+}
+
+void *srpt_shim_cmd_ctx(struct se_cmd *se_cmd)
+{
+	return srpt_k_cmd_of(se_cmd)->ctx;
+}
+
+/* --- RDMA contexts ------------------------------------------------------ */
+
+static void srpt_k_rw_destroy_all(struct srpt_k_cmd *cmd)
+{
+	u32 i;
+
+	/*
+	 * SAFETY: none of the contexts' work requests is outstanding: the
+	 * caller saw the completion of the last request they were chained
+	 * to, or never posted them. The QP still exists (slots are freed
+	 * before the channel's QP is destroyed), and rdma_rw unmaps exactly
+	 * the list it mapped.
+	 */
+	for (i = 0; i < cmd->n_rw; i++) {
+		struct srpt_k_rw *rw = &cmd->rw[i];
+
+		rdma_rw_ctx_destroy(&rw->ctx, cmd->qp->ib_qp, cmd->port_num,
+				    rw->sg, rw->nents, cmd->rw_dir);
+		if (rw->own_sg)
+			kfree(rw->sg);
+		rw->sg = NULL;
+	}
+	cmd->n_rw = 0;
+	cmd->n_rw_wrs = 0;
+}
+
+/*
+ * A scatterlist for bytes [off, off + len) of `sg` (which holds `total`
+ * bytes): the whole list when that is the range, else a new array of the
+ * entries' pieces. -EINVAL when the range does not fit.
+ */
+static int srpt_k_sg_slice(struct scatterlist *sg, u32 nents, u64 total,
+			   u64 off, u32 len, struct srpt_k_rw *rw)
+{
+	struct scatterlist *s, *first = NULL, *out;
+	u64 skip = off, left = len;
+	u32 first_off = 0, n = 0, i;
+
+	if (!len || off > total || len > total - off)
+		return -EINVAL;
+	if (off == 0 && len == total) {
+		rw->sg = sg;
+		rw->nents = nents;
+		rw->own_sg = false;
+		return 0;
+	}
+
+	/* Find the entry the range starts in, and count the entries. */
+	for_each_sg(sg, s, nents, i) {
+		if (!first) {
+			if (skip >= s->length) {
+				skip -= s->length;
+				continue;
+			}
+			first = s;
+			first_off = skip;
+			left -= min_t(u64, left, s->length - skip);
+			n = 1;
+		} else {
+			left -= min_t(u64, left, s->length);
+			n++;
+		}
+		if (!left)
+			break;
+	}
+	if (!first || left)
+		return -EINVAL;
+
+	out = kmalloc_array(n, sizeof(*out), GFP_KERNEL);
+	if (!out)
+		return -ENOMEM;
+	sg_init_table(out, n);
+
+	left = len;
+	s = first;
+	for (i = 0; i < n; i++, s = sg_next(s)) {
+		u32 o = i ? 0 : first_off;
+		u32 l = min_t(u64, left, s->length - o);
+
+		sg_set_page(&out[i], sg_page(s), l, s->offset + o);
+		left -= l;
+	}
+
+	rw->sg = out;
+	rw->nents = n;
+	rw->own_sg = true;
+	return 0;
+}
+
+int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,
+			    const struct srpt_rdma_seg *segs, uint32_t count)
+{
+	struct se_cmd *se_cmd = &cmd->se_cmd;
+	struct scatterlist *s;
+	u64 total = 0, off = 0;
+	u32 i;
+	int ret;
+
+	if (WARN_ON_ONCE(cmd->n_rw))
+		return -EBUSY;
+	if (count > SRPT_K_MAX_RDMA_SEGS)
+		return -EINVAL;
+	switch (dir) {
+	case SRPT_DIR_READ:	/* data-in: RDMA WRITE from our buffer */
+		cmd->rw_dir = DMA_TO_DEVICE;
+		break;
+	case SRPT_DIR_WRITE:	/* data-out: RDMA READ into our buffer */
+		cmd->rw_dir = DMA_FROM_DEVICE;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	for_each_sg(se_cmd->t_data_sg, s, se_cmd->t_data_nents, i)
+		total += s->length;
+
+	for (i = 0; i < count; i++) {
+		struct srpt_k_rw *rw = &cmd->rw[cmd->n_rw];
+
+		/* Nothing to move, nothing to map. */
+		if (!segs[i].len)
+			continue;
+
+		ret = srpt_k_sg_slice(se_cmd->t_data_sg, se_cmd->t_data_nents,
+				      total, off, segs[i].len, rw);
+		if (ret)
+			goto err_destroy;
+
+		/*
+		 * SAFETY: process context (rdma_rw allocates with
+		 * GFP_KERNEL); the target core's buffer stays until
+		 * release_cmd, after which these contexts are gone.
+		 */
+		ret = rdma_rw_ctx_init(&rw->ctx, cmd->qp->ib_qp, cmd->port_num,
+				       rw->sg, rw->nents, 0, segs[i].va,
+				       segs[i].rkey, cmd->rw_dir);
+		if (ret < 0) {
+			if (rw->own_sg)
+				kfree(rw->sg);
+			rw->sg = NULL;
+			goto err_destroy;
+		}
+		cmd->n_rw++;
+		cmd->n_rw_wrs += ret;
+		off += segs[i].len;
+	}
+	return 0;
+
+err_destroy:
+	srpt_k_rw_destroy_all(cmd);
+	return ret;
+}
+
+uint32_t srpt_k_cmd_rdma_wr_count(const struct srpt_k_cmd *cmd)
+{
+	return cmd->n_rw_wrs;
+}
+
+static void srpt_k_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_k_cmd *cmd =
+		container_of(wc->wr_cqe, struct srpt_k_cmd, rdma_cqe);
+
+	/*
+	 * Process context (the CQ polls from a work queue). This is the
+	 * last read of the chain and the send queue completes in order, so
+	 * every read is done (on error: failed or flushed). Unmapping now
+	 * hands the data to the CPU (bounce buffers are copied back) before
+	 * the core lets the backend see it.
+	 */
+	srpt_k_rw_destroy_all(cmd);
+	srpt_core_cmd_rdma_done(cmd->ctx, wc->status == IB_WC_SUCCESS);
+}
+
+/*
+ * Chains the contexts' work requests in order in front of `tail`; the last
+ * one signals `cqe` when there is no tail.
+ */
+static struct ib_send_wr *srpt_k_rw_chain(struct srpt_k_cmd *cmd,
+					  struct ib_cqe *cqe,
+					  struct ib_send_wr *tail)
+{
+	struct ib_send_wr *first = tail;
+	u32 i;
+
+	for (i = cmd->n_rw; i-- > 0;)
+		first = rdma_rw_ctx_wrs(&cmd->rw[i].ctx, cmd->qp->ib_qp,
+					cmd->port_num, cqe, first);
+	return first;
+}
+
+int srpt_k_cmd_rdma_read(struct srpt_k_cmd *cmd)
+{
+	const struct ib_send_wr *bad_wr;
+	struct ib_send_wr *first;
+	int ret;
+
+	if (WARN_ON_ONCE(!cmd->n_rw || cmd->rw_dir != DMA_FROM_DEVICE))
+		return -EINVAL;
+	first = srpt_k_rw_chain(cmd, &cmd->rdma_cqe, NULL);
+	ret = ib_post_send(cmd->qp->ib_qp, first, &bad_wr);
+	/*
+	 * Nothing posted (typically a full send queue): the contexts go, so
+	 * that the target core's retry of write_pending can prepare afresh.
+	 * A partly posted chain stays; only a QP error completes it.
+	 */
+	if (ret && bad_wr == first)
+		srpt_k_rw_destroy_all(cmd);
+	return ret;
+}
+
+int srpt_k_cmd_send_rsp(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
+			uint32_t index, uint32_t len)
+{
+	struct ib_send_wr wr, *first = &wr;
+	struct ib_sge sge;
+	int ret;
+
+	ret = srpt_shim_prep_send(cmd->qp, ring, index, len, &wr, &sge);
+	if (ret)
+		return ret;
+	/*
+	 * Data-in goes as unsignalled RDMA WRITEs in front of the response,
+	 * which the RC QP delivers after them; the response's completion
+	 * (srpt_core_send_done()) covers them all.
+	 */
+	if (cmd->n_rw && cmd->rw_dir == DMA_TO_DEVICE)
+		first = srpt_k_rw_chain(cmd, NULL, &wr);
+	return ib_post_send(cmd->qp->ib_qp, first, NULL);
+}
+
+/* --- life of a command -------------------------------------------------- */
+
+int srpt_k_cmd_create(struct srpt_k_qp *qp, uint32_t port_num, void *ctx,
+		      struct srpt_k_cmd **out)
+{
+	struct srpt_k_cmd *cmd;
+
+	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL);
+	if (!cmd)
+		return -ENOMEM;
+	cmd->qp = qp;
+	cmd->port_num = port_num;
+	cmd->ctx = ctx;
+	cmd->rdma_cqe.done = srpt_k_rdma_read_done;
+	*out = cmd;
+	return 0;
+}
+
+void srpt_k_cmd_destroy(struct srpt_k_cmd *cmd)
+{
+	if (!cmd)
+		return;
+	/* Released commands have no contexts left (srpt_shim_cmd_release). */
+	WARN_ON_ONCE(cmd->n_rw);
+	kfree(cmd);
+}
+
+static int srpt_k_task_attr(enum srpt_task_attr attr)
+{
+	switch (attr) {
+	case SRPT_TASK_SIMPLE:
+		return TCM_SIMPLE_TAG;
+	case SRPT_TASK_HEAD:
+		return TCM_HEAD_TAG;
+	case SRPT_TASK_ORDERED:
+		return TCM_ORDERED_TAG;
+	case SRPT_TASK_ACA:
+		return TCM_ACA_TAG;
+	}
+	/* The core maps the SRP task attribute; anything else is its bug. */
+	WARN_ON_ONCE(1);
+	return TCM_SIMPLE_TAG;
+}
+
+static int srpt_k_data_dir(enum srpt_data_dir dir)
+{
+	switch (dir) {
+	case SRPT_DIR_NONE:
+		return DMA_NONE;
+	case SRPT_DIR_WRITE:
+		return DMA_TO_DEVICE;
+	case SRPT_DIR_READ:
+		return DMA_FROM_DEVICE;
+	}
+	WARN_ON_ONCE(1);
+	return DMA_NONE;
+}
+
+/*
+ * The target core copies scsi_command_size(cdb) bytes, which the CDB's own
+ * opcode (and, for variable-length CDBs, its length byte) decides. Hand it
+ * a zero-padded copy when that is more than the request holds.
+ */
+static unsigned char *srpt_k_cdb(struct srpt_k_cmd *cmd,
+				 const struct srpt_cmd_submit *s)
+{
+	u32 len = min_t(u32, s->cdb_len, sizeof(cmd->cdb));
+
+	if (s->cdb_len >= 8 && scsi_command_size(s->cdb) <= s->cdb_len)
+		return (unsigned char *)s->cdb;
+	memset(cmd->cdb, 0, sizeof(cmd->cdb));
+	memcpy(cmd->cdb, s->cdb, len);
+	return cmd->cdb;
+}
+
+void srpt_k_cmd_submit(struct srpt_k_cmd *cmd, struct srpt_k_session *sess,
+		       const struct srpt_cmd_submit *s)
+{
+	struct se_session *se_sess = (struct se_session *)sess;
+	struct se_cmd *se_cmd = &cmd->se_cmd;
+	struct scatterlist *imm = NULL;
+	int ret;
+
+	/*
+	 * SAFETY: the slot's previous command was released (release_cmd),
+	 * so the target core no longer refers to this se_cmd.
+	 */
+	memset(se_cmd, 0, sizeof(*se_cmd));
+	se_cmd->tag = s->tag;
+	/* release_cmd destroyed the previous command's contexts. */
+	WARN_ON_ONCE(cmd->n_rw);
+
+	ret = target_init_cmd(se_cmd, se_sess, cmd->sense, s->lun,
+			      s->data_len, srpt_k_task_attr(s->attr),
+			      srpt_k_data_dir(s->dir), TARGET_SCF_ACK_KREF);
+	if (ret) {
+		/*
+		 * The session is stopping. BUSY goes out through
+		 * queue_status like any response; the one reference left is
+		 * dropped by srpt_k_cmd_free().
+		 */
+		target_send_busy(se_cmd);
+		return;
+	}
+
+	if (s->imm) {
+		/*
+		 * SAFETY: the immediate data lies in the request's receive
+		 * buffer (kmalloc memory), which the core does not repost
+		 * before the command is released.
+		 */
+		sg_init_one(&cmd->imm_sg, s->imm, s->imm_len);
+		imm = &cmd->imm_sg;
+	}
+
+	/*
+	 * SAFETY: process context (GFP_KERNEL). Non-zero: the target core
+	 * already answered through queue_status and dropped its reference.
+	 */
+	if (target_submit_prep(se_cmd, srpt_k_cdb(cmd, s), imm, imm ? 1 : 0,
+			       NULL, 0, NULL, 0, GFP_KERNEL))
+		return;
+	target_submit(se_cmd);
+}
+
+void srpt_k_cmd_execute(struct srpt_k_cmd *cmd)
+{
+	target_execute_cmd(&cmd->se_cmd);
+}
+
+void srpt_k_cmd_fail(struct srpt_k_cmd *cmd)
+{
+	/*
+	 * As the in-tree driver does for a failed RDMA read: the target core
+	 * answers with CHECK CONDITION through queue_status, synchronously.
+	 */
+	transport_generic_request_failure(&cmd->se_cmd,
+					  TCM_CHECK_CONDITION_ABORT_CMD);
+}
+
+void srpt_k_cmd_free(struct srpt_k_cmd *cmd)
+{
+	/* The response's completion was seen: no RDMA WR is outstanding. */
+	srpt_k_rw_destroy_all(cmd);
+	/* May call release_cmd, and so srpt_core_cmd_release(), right away. */
+	transport_generic_free_cmd(&cmd->se_cmd, 0);
+}
+
+void srpt_shim_cmd_release(struct se_cmd *se_cmd)
+{
+	struct srpt_k_cmd *cmd = srpt_k_cmd_of(se_cmd);
+
+	/* Aborted commands never reach srpt_k_cmd_free(). */
+	srpt_k_rw_destroy_all(cmd);
+	srpt_core_cmd_release(cmd->ctx);
+}
+
+void srpt_k_cmd_result(struct srpt_k_cmd *cmd, struct srpt_cmd_result *out)
+{
+	struct se_cmd *se_cmd = &cmd->se_cmd;
+
+	out->status = se_cmd->scsi_status;
+	out->underflow = !!(se_cmd->se_cmd_flags & SCF_UNDERFLOW_BIT);
+	out->overflow = !!(se_cmd->se_cmd_flags & SCF_OVERFLOW_BIT);
+	out->residual = se_cmd->residual_count;
+	out->sense = cmd->sense;
+	out->sense_len = min_t(u32, se_cmd->scsi_sense_length,
+			       sizeof(cmd->sense));
+	out->data_len = se_cmd->data_length;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The shim's own kernel objects behind the opaque handles of the C ABI
+ * (include/srpt/abi/). Only the shim's C files include this header; the core
+ * sees nothing but incomplete struct pointers.
+ */
+#ifndef SRPT_SHIM_OBJECTS_H
+#define SRPT_SHIM_OBJECTS_H
+
+#include <linux/kref.h>
+#include <linux/rcupdate.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+#include <target/target_core_base.h>
+
+#include <srpt/abi/cm.h>
+#include <srpt/abi/device.h>
+#include <srpt/abi/fabric.h>
+#include <srpt/abi/queue.h>
+
+/*
+ * One RDMA device as the shim serves it: the ib_client's client data and the
+ * handle (struct srpt_k_device *) the core holds.
+ *
+ * Lifetime: created in the ib_client add callback, the ib_client's reference
+ * is dropped at the end of the remove callback. A CM callback that finds the
+ * device through ib_get_client_data() takes a reference under RCU
+ * (srpt_shim_device_get()), so the memory outlives the callback even if the
+ * remove callback runs concurrently; the memory is freed after an RCU grace
+ * period. The PD lives from add (before srpt_core_device_add()) until remove
+ * (after srpt_core_device_remove()): the core never uses the device outside
+ * that window, so nothing created on the PD outlives it.
+ */
+struct srpt_k_device {
+	struct ib_device *ib_dev;
+	struct ib_pd *pd;
+	struct srpt_core_device *core;
+	struct kref ref;
+	struct rcu_head rcu;
+};
+
+/* A reference on the device the CM id belongs to, or NULL. Any context. */
+struct srpt_k_device *srpt_shim_device_get(struct ib_device *ib_dev);
+void srpt_shim_device_put(struct srpt_k_device *kdev);
+
+/* A channel's CQ and QP (include/srpt/abi/queue.h). */
+struct srpt_k_qp {
+	enum srpt_cm_kind kind;
+	union {
+		struct ib_cm_id *ib;
+		struct rdma_cm_id *rdma;
+	} cm;
+	struct srpt_k_device *kdev;
+	u32 port_num;
+	u16 pkey;			/* IB/CM: for the INIT transition */
+	void *ctx;			/* the core's channel */
+	struct ib_cq *cq;
+	unsigned int cq_size;		/* as passed to ib_cq_pool_get() */
+	struct ib_qp *ib_qp;
+};
+
+/* One DMA-mapped information-unit buffer of a ring. */
+struct srpt_k_ring_entry {
+	struct ib_cqe cqe;		/* .done: recv or send completion */
+	struct srpt_k_ring *ring;
+	void *buf;
+	u64 dma;
+	u32 index;
+};
+
+struct srpt_k_ring {
+	struct ib_device *ib_dev;
+	u32 lkey;			/* the device PD's local_dma_lkey */
+	u32 count;
+	u32 size;
+	enum srpt_ring_dir dir;
+	enum dma_data_direction dma_dir;
+	struct srpt_k_ring_entry ent[];
+};
+
+/*
+ * Checks ring[index] for a send of `len` bytes, hands the buffer to the
+ * device and fills a signalled IB_WR_SEND whose completion calls
+ * srpt_core_send_done(). The caller posts it (possibly behind RDMA WRs).
+ */
+int srpt_shim_prep_send(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
+			u32 index, u32 len, struct ib_send_wr *wr,
+			struct ib_sge *sge);
+
+/* The target-core portal group of a TPG directory. */
+struct srpt_k_tpg {
+	struct se_portal_group se_tpg;
+	struct srpt_core_tpg *core;
+};
+
+/* The core's command of a target-core command (cmd.c). */
+void *srpt_shim_cmd_ctx(struct se_cmd *se_cmd);
+/* release_cmd: frees the RDMA contexts left, then tells the core. */
+void srpt_shim_cmd_release(struct se_cmd *se_cmd);
+
+#endif /* SRPT_SHIM_OBJECTS_H */

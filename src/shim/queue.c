@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A channel's CQ, QP and IU rings: include/srpt/abi/queue.h.
+ *
+ * The CQ comes from the device's CQ pool and polls from a work queue
+ * (IB_POLL_WORKQUEUE), so every completion below runs in process context,
+ * one at a time per CQ. A completion finds its channel through the QP
+ * (wc->qp->qp_context is the struct srpt_k_qp) and its buffer through the
+ * ring entry that embeds the ib_cqe.
+ *
+ * Queue sizes: besides the core's send_depth and recv_depth, each queue gets
+ * one slot for the drain work request of ib_drain_qp(), and rdma_rw adds the
+ * send queue slots its contexts need (cap.max_rdma_ctxs). The CQ holds a
+ * completion for every work request the QP can hold, because a QP in the
+ * error state flushes them all, signalled or not.
+ */
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_cm.h>
+#include <rdma/rdma_cm.h>
+#include <rdma/rw.h>
+
+#include <srpt/abi/queue.h>
+#include "objects.h"
+#include "shim.h"
+
+#define SRPT_K_MAX_SEND_SGE	16
+
+/* --- QP ----------------------------------------------------------------- */
+
+/*
+ * QP events, in the driver's event context (may be atomic): only
+ * communication-established matters, for a request that arrives before the
+ * RTU. Both notify calls only take spinlocks and queue work.
+ */
+static void srpt_k_qp_event(struct ib_event *event, void *ptr)
+{
+	struct srpt_k_qp *qp = ptr;
+
+	if (event->event != IB_EVENT_COMM_EST)
+		return;
+	/* SAFETY: the QP is destroyed before its cm id (queue.h). */
+	if (qp->kind == SRPT_CM_IB)
+		ib_cm_notify(qp->cm.ib, event->event);
+	else
+		rdma_notify(qp->cm.rdma, event->event);
+}
+
+/* IB/CM: RESET to INIT, on the login's P_Key. */
+static int srpt_k_qp_init(struct srpt_k_qp *qp)
+{
+	struct ib_qp_attr attr = {};
+	int ret;
+
+	ret = ib_find_cached_pkey(qp->kdev->ib_dev, qp->port_num, qp->pkey,
+				  &attr.pkey_index);
+	if (ret)
+		return ret;
+	attr.qp_state = IB_QPS_INIT;
+	attr.port_num = qp->port_num;
+	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
+			       IB_ACCESS_REMOTE_WRITE;
+	return ib_modify_qp(qp->ib_qp, &attr,
+			    IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+			    IB_QP_ACCESS_FLAGS);
+}
+
+int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
+		     struct srpt_k_device *kdev, uint32_t port_num,
+		     const struct srpt_qp_params *params,
+		     struct srpt_k_qp **out)
+{
+	struct ib_device *ib_dev = kdev->ib_dev;
+	struct ib_qp_init_attr init = {};
+	u32 send_wr, recv_wr, rdma_wr;
+	struct srpt_k_qp *qp;
+	int ret;
+
+	if (!params->send_depth || !params->recv_depth)
+		return -EINVAL;
+
+	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	if (!qp)
+		return -ENOMEM;
+	qp->kind = kind;
+	if (kind == SRPT_CM_IB)
+		qp->cm.ib = (struct ib_cm_id *)cm;
+	else
+		qp->cm.rdma = (struct rdma_cm_id *)cm;
+	qp->kdev = kdev;
+	qp->port_num = port_num;
+	qp->pkey = params->pkey;
+	qp->ctx = params->ctx;
+
+	/* + 1 each: the drain work requests of ib_drain_qp(). */
+	rdma_wr = rdma_rw_max_send_wr(ib_dev, port_num, params->send_depth, 0);
+	if (check_add_overflow(params->send_depth, 1U, &send_wr) ||
+	    check_add_overflow(params->recv_depth, 1U, &recv_wr) ||
+	    check_add_overflow(send_wr, recv_wr, &qp->cq_size) ||
+	    check_add_overflow(qp->cq_size, rdma_wr, &qp->cq_size)) {
+		ret = -EINVAL;
+		goto err_free;
+	}
+
+	qp->cq = ib_cq_pool_get(ib_dev, qp->cq_size, -1, IB_POLL_WORKQUEUE);
+	if (IS_ERR(qp->cq)) {
+		ret = PTR_ERR(qp->cq);
+		goto err_free;
+	}
+
+	init.event_handler = srpt_k_qp_event;
+	init.qp_context = qp;
+	init.send_cq = qp->cq;
+	init.recv_cq = qp->cq;
+	init.sq_sig_type = IB_SIGNAL_REQ_WR;
+	init.qp_type = IB_QPT_RC;
+	init.cap.max_send_wr = send_wr;
+	init.cap.max_rdma_ctxs = params->send_depth;
+	init.cap.max_send_sge = min_t(u32, ib_dev->attrs.max_send_sge,
+				      SRPT_K_MAX_SEND_SGE);
+	init.cap.max_recv_wr = recv_wr;
+	init.cap.max_recv_sge = 1;
+	init.port_num = port_num;
+
+	if (kind == SRPT_CM_RDMA) {
+		/* Attaches the QP to the id and moves it to INIT. */
+		ret = rdma_create_qp(qp->cm.rdma, kdev->pd, &init);
+		if (ret)
+			goto err_cq;
+		qp->ib_qp = qp->cm.rdma->qp;
+	} else {
+		qp->ib_qp = ib_create_qp(kdev->pd, &init);
+		if (IS_ERR(qp->ib_qp)) {
+			ret = PTR_ERR(qp->ib_qp);
+			goto err_cq;
+		}
+		ret = srpt_k_qp_init(qp);
+		if (ret)
+			goto err_qp;
+	}
+
+	*out = qp;
+	return 0;
+
+err_qp:
+	ib_destroy_qp(qp->ib_qp);
+err_cq:
+	ib_cq_pool_put(qp->cq, qp->cq_size);
+err_free:
+	kfree(qp);
+	return ret;
+}
+
+int srpt_k_qp_ready(struct srpt_k_qp *qp)
+{
+	struct ib_qp_attr attr = {};
+	int mask;
+	int ret;
+
+	/* RDMA/CM moved the QP to RTS in rdma_accept(). */
+	if (qp->kind == SRPT_CM_RDMA)
+		return 0;
+
+	attr.qp_state = IB_QPS_RTS;
+	/* SAFETY: the cm_id outlives the QP (queue.h). */
+	ret = ib_cm_init_qp_attr(qp->cm.ib, &attr, &mask);
+	if (ret)
+		return ret;
+	return ib_modify_qp(qp->ib_qp, &attr, mask);
+}
+
+int srpt_k_qp_error(struct srpt_k_qp *qp)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+
+	return ib_modify_qp(qp->ib_qp, &attr, IB_QP_STATE);
+}
+
+void srpt_k_qp_destroy(struct srpt_k_qp *qp)
+{
+	/*
+	 * SAFETY: process context, and not a completion handler of this CQ:
+	 * ib_drain_qp() waits for its drain completions, which the CQ's
+	 * poll work delivers. When it returns, every posted request has
+	 * completed (srpt_core_*_done() was called for each).
+	 */
+	ib_drain_qp(qp->ib_qp);
+
+	if (qp->kind == SRPT_CM_RDMA)
+		/* Also clears id->qp, which rdma_cm uses on later events. */
+		rdma_destroy_qp(qp->cm.rdma);
+	else
+		ib_destroy_qp(qp->ib_qp);
+	ib_cq_pool_put(qp->cq, qp->cq_size);
+	kfree(qp);
+}
+
+/* --- rings -------------------------------------------------------------- */
+
+static void srpt_k_recv_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_k_ring_entry *ent =
+		container_of(wc->wr_cqe, struct srpt_k_ring_entry, cqe);
+	/* SAFETY: the QP outlives its completions (ib_drain_qp()). */
+	struct srpt_k_qp *qp = wc->qp->qp_context;
+	struct srpt_k_ring *ring = ent->ring;
+	u32 byte_len = 0;
+	int ok = wc->status == IB_WC_SUCCESS;
+
+	if (ok) {
+		byte_len = min(wc->byte_len, ring->size);
+		/* The CPU may read what the device wrote. */
+		ib_dma_sync_single_for_cpu(ring->ib_dev, ent->dma, byte_len,
+					   DMA_FROM_DEVICE);
+	}
+	srpt_core_recv_done(qp->ctx, ent->index, byte_len, ok);
+}
+
+static void srpt_k_send_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_k_ring_entry *ent =
+		container_of(wc->wr_cqe, struct srpt_k_ring_entry, cqe);
+	/* SAFETY: the QP outlives its completions (ib_drain_qp()). */
+	struct srpt_k_qp *qp = wc->qp->qp_context;
+
+	srpt_core_send_done(qp->ctx, ent->index, wc->status == IB_WC_SUCCESS);
+}
+
+static void srpt_k_ring_unmap(struct srpt_k_ring *ring, u32 count)
+{
+	u32 i;
+
+	for (i = 0; i < count; i++) {
+		ib_dma_unmap_single(ring->ib_dev, ring->ent[i].dma, ring->size,
+				    ring->dma_dir);
+		kfree(ring->ent[i].buf);
+	}
+}
+
+int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
+		       uint32_t size, enum srpt_ring_dir dir,
+		       struct srpt_k_ring **out)
+{
+	struct srpt_k_ring *ring;
+	u32 i;
+	int ret;
+
+	if (!count || !size ||
+	    (dir != SRPT_RING_RECV && dir != SRPT_RING_SEND))
+		return -EINVAL;
+
+	ring = kzalloc(struct_size(ring, ent, count), GFP_KERNEL);
+	if (!ring)
+		return -ENOMEM;
+	ring->ib_dev = kdev->ib_dev;
+	/* SAFETY: the PD lives as long as the core uses kdev (objects.h). */
+	ring->lkey = kdev->pd->local_dma_lkey;
+	ring->count = count;
+	ring->size = size;
+	ring->dir = dir;
+	ring->dma_dir = dir == SRPT_RING_RECV ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+
+	for (i = 0; i < count; i++) {
+		struct srpt_k_ring_entry *ent = &ring->ent[i];
+
+		ent->ring = ring;
+		ent->index = i;
+		ent->cqe.done = dir == SRPT_RING_RECV ? srpt_k_recv_done :
+							srpt_k_send_done;
+		ent->buf = kmalloc(size, GFP_KERNEL);
+		if (!ent->buf) {
+			ret = -ENOMEM;
+			goto err_unmap;
+		}
+		ent->dma = ib_dma_map_single(ring->ib_dev, ent->buf, size,
+					     ring->dma_dir);
+		if (ib_dma_mapping_error(ring->ib_dev, ent->dma)) {
+			kfree(ent->buf);
+			ret = -ENOMEM;
+			goto err_unmap;
+		}
+	}
+
+	*out = ring;
+	return 0;
+
+err_unmap:
+	srpt_k_ring_unmap(ring, i);
+	kfree(ring);
+	return ret;
+}
+
+uint8_t *srpt_k_ring_buf(struct srpt_k_ring *ring, uint32_t index)
+{
+	if (WARN_ON_ONCE(index >= ring->count))
+		return NULL;
+	return ring->ent[index].buf;
+}
+
+void srpt_k_ring_destroy(struct srpt_k_ring *ring)
+{
+	if (!ring)
+		return;
+	/*
+	 * SAFETY: no buffer is posted any more (the QPs it was posted on were
+	 * drained and destroyed), and the device is still registered with
+	 * the core, so the DMA mappings are still valid to undo.
+	 */
+	srpt_k_ring_unmap(ring, ring->count);
+	kfree(ring);
+}
+
+int srpt_k_post_recv(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
+		     uint32_t index)
+{
+	struct srpt_k_ring_entry *ent;
+	struct ib_recv_wr wr = {};
+	struct ib_sge sge;
+
+	if (WARN_ON_ONCE(ring->dir != SRPT_RING_RECV || index >= ring->count))
+		return -EINVAL;
+	ent = &ring->ent[index];
+
+	/* Back to the device after the CPU read it. */
+	ib_dma_sync_single_for_device(ring->ib_dev, ent->dma, ring->size,
+				      DMA_FROM_DEVICE);
+	sge.addr = ent->dma;
+	sge.length = ring->size;
+	sge.lkey = ring->lkey;
+	wr.wr_cqe = &ent->cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	return ib_post_recv(qp->ib_qp, &wr, NULL);
+}
+
+int srpt_shim_prep_send(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
+			u32 index, u32 len, struct ib_send_wr *wr,
+			struct ib_sge *sge)
+{
+	struct srpt_k_ring_entry *ent;
+
+	if (WARN_ON_ONCE(ring->dir != SRPT_RING_SEND || index >= ring->count ||
+			 !len || len > ring->size))
+		return -EINVAL;
+	ent = &ring->ent[index];
+
+	/* The device may read what the CPU wrote. */
+	ib_dma_sync_single_for_device(ring->ib_dev, ent->dma, len,
+				      DMA_TO_DEVICE);
+	sge->addr = ent->dma;
+	sge->length = len;
+	sge->lkey = ring->lkey;
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_cqe = &ent->cqe;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->opcode = IB_WR_SEND;
+	wr->send_flags = IB_SEND_SIGNALED;
+	return 0;
+}
+
+int srpt_k_post_send(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
+		     uint32_t index, uint32_t len)
+{
+	struct ib_send_wr wr;
+	struct ib_sge sge;
+	int ret;
+
+	ret = srpt_shim_prep_send(qp, ring, index, len, &wr, &sge);
+	if (ret)
+		return ret;
+	return ib_post_send(qp->ib_qp, &wr, NULL);
+}

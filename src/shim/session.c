@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Target-core sessions, work items, completions and time:
+ * include/srpt/abi/session.h.
+ *
+ * The session handle (struct srpt_k_session *) is the struct se_session
+ * itself; its fabric_sess_ptr is the core's channel, given back to the core
+ * by the close_session fabric callback (fabric.c).
+ */
+#include <linux/completion.h>
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+#include <target/target_core_base.h>
+#include <target/target_core_fabric.h>
+
+#include <srpt/abi/session.h>
+#include "objects.h"
+#include "shim.h"
+
+/* --- sessions ----------------------------------------------------------- */
+
+static struct se_session *srpt_k_se_sess(struct srpt_k_session *sess)
+{
+	return (struct se_session *)sess;
+}
+
+int srpt_k_session_create(struct srpt_k_tpg *tpg, const char *initiator_name,
+			  void *ctx, struct srpt_k_session **out)
+{
+	struct se_session *se_sess;
+
+	/*
+	 * No tag pool: the core's command slots carry their own se_cmd.
+	 * SAFETY: process context (allocates with GFP_KERNEL and takes
+	 * target-core mutexes); the TPG is registered with the target core
+	 * for as long as the core holds it (fabric.h).
+	 */
+	se_sess = target_setup_session(&tpg->se_tpg, 0, 0, TARGET_PROT_NORMAL,
+				       initiator_name, ctx, NULL);
+	if (IS_ERR(se_sess))
+		return PTR_ERR(se_sess);
+	*out = (struct srpt_k_session *)se_sess;
+	return 0;
+}
+
+void srpt_k_session_drain(struct srpt_k_session *sess)
+{
+	struct se_session *se_sess = srpt_k_se_sess(sess);
+
+	/*
+	 * SAFETY: sleeps until every command of the session was released
+	 * (release_cmd), so it must not run in a context those commands'
+	 * completions depend on: not a completion handler of the channel's
+	 * CQ, not a target-core callback.
+	 */
+	target_stop_session(se_sess);
+	target_wait_for_sess_cmds(se_sess);
+}
+
+void srpt_k_session_remove(struct srpt_k_session *sess)
+{
+	target_remove_session(srpt_k_se_sess(sess));
+}
+
+/* --- work items --------------------------------------------------------- */
+
+struct srpt_k_work {
+	struct work_struct work;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static void srpt_k_work_fn(struct work_struct *work)
+{
+	struct srpt_k_work *w = container_of(work, struct srpt_k_work, work);
+
+	/*
+	 * The function may destroy w (the workqueue core no longer touches
+	 * a work item once its function runs).
+	 */
+	w->fn(w->arg);
+}
+
+int srpt_k_work_create(void (*fn)(void *arg), void *arg,
+		       struct srpt_k_work **out)
+{
+	struct srpt_k_work *w;
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
+	INIT_WORK(&w->work, srpt_k_work_fn);
+	w->fn = fn;
+	w->arg = arg;
+	*out = w;
+	return 0;
+}
+
+void srpt_k_work_queue(struct srpt_k_work *w)
+{
+	/* Any context; a no-op while the item is pending. */
+	queue_work(srpt_shim_wq, &w->work);
+}
+
+void srpt_k_work_destroy(struct srpt_k_work *w)
+{
+	if (!w)
+		return;
+	/* Not pending, and not running unless from its own function. */
+	WARN_ON_ONCE(work_pending(&w->work));
+	kfree(w);
+}
+
+void srpt_k_work_flush_all(void)
+{
+	/* SAFETY: process context, and not from one of the module's items. */
+	flush_workqueue(srpt_shim_wq);
+}
+
+/* --- completions -------------------------------------------------------- */
+
+struct srpt_k_completion {
+	struct completion done;
+};
+
+int srpt_k_completion_create(struct srpt_k_completion **out)
+{
+	struct srpt_k_completion *c;
+
+	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	init_completion(&c->done);
+	*out = c;
+	return 0;
+}
+
+void srpt_k_complete(struct srpt_k_completion *c)
+{
+	/* One-shot: every wait from now on returns at once. Any context. */
+	complete_all(&c->done);
+}
+
+int srpt_k_wait(struct srpt_k_completion *c, uint32_t ms)
+{
+	if (!wait_for_completion_timeout(&c->done, msecs_to_jiffies(ms)))
+		return -ETIMEDOUT;
+	return 0;
+}
+
+void srpt_k_completion_destroy(struct srpt_k_completion *c)
+{
+	kfree(c);
+}
+
+/* --- time --------------------------------------------------------------- */
+
+uint64_t srpt_k_now_ns(void)
+{
+	return ktime_get_ns();
+}
