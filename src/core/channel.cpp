@@ -374,6 +374,10 @@ void Channel::process_waiting() {
 void Channel::dispatch(u32 index, u32 len, Command* slot) {
   const u8* iu = recv_buf(index);
   const u8 opcode = len > 0 ? iu[0] : 0xff;
+  if (opcode != srp::kCredRsp && opcode != srp::kAerRsp) {
+    SpinGuard g(lock_);
+    if (req_lim_ > 0) req_lim_--;  // the request used one of its credits
+  }
   switch (opcode) {
     case srp::kCmd:
       handle_cmd(*slot, index, len);
