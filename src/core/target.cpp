@@ -11,23 +11,44 @@ const char* form_name(PortNameForm form) {
   return form == PortNameForm::Guid ? "GUID" : "GID";
 }
 
-// kstrtou16(..., 0, ...) semantics, as the in-tree attribute: decimal, or hex
-// after "0x"; one trailing newline allowed; nothing else.
+// kstrtou16(page, 0, &val) semantics, as the in-tree attribute, on the text
+// configfs hands over (the kernel parses its NUL-terminated page, so nothing
+// after a NUL counts): one optional '+'; then hex after "0x"/"0X" when a hex
+// digit follows, octal after a leading '0', decimal otherwise; then at most
+// one '\n'. As in the kernel, a number that overflows 64 bits is Range even
+// with junk after it, junk after any other number is Inval, and a well-formed
+// number above 0xffff is Range.
 Result<u16> parse_u16(StringView text) {
-  text = text.trim_newline();
-  unsigned base = 10;
-  if (text.starts_with("0x") || text.starts_with("0X")) {
-    base = 16;
-    text = text.substr(2);
-  }
-  if (text.empty()) return Error::Inval;
-  u32 v = 0;
   for (usize i = 0; i < text.size(); i++) {
-    int d = hex_digit_value(text[i]);
-    if (d < 0 || static_cast<unsigned>(d) >= base) return Error::Inval;
-    v = v * base + static_cast<u32>(d);
-    if (v > 0xffff) return Error::Range;
+    if (text[i] == '\0') {
+      text = text.substr(0, i);
+      break;
+    }
   }
+  if (text.starts_with("+")) text = text.substr(1);
+  unsigned base = 10;
+  if (text.starts_with("0")) {
+    base = 8;
+    if (text.size() > 2 && (text[1] == 'x' || text[1] == 'X') &&
+        hex_digit_value(text[2]) >= 0) {
+      base = 16;
+      text = text.substr(2);
+    }
+  }
+  u64 v = 0;
+  bool overflow = false;
+  usize digits = 0;
+  for (; digits < text.size(); digits++) {
+    const int d = hex_digit_value(text[digits]);
+    if (d < 0 || static_cast<unsigned>(d) >= base) break;
+    if (v > (~u64{0} - static_cast<u64>(d)) / base) overflow = true;
+    v = v * base + static_cast<u64>(d);
+  }
+  if (overflow) return Error::Range;
+  if (digits == 0) return Error::Inval;
+  const StringView rest = text.substr(digits);
+  if (!rest.empty() && rest != "\n") return Error::Inval;
+  if (v > 0xffff) return Error::Range;
   return static_cast<u16>(v);
 }
 
