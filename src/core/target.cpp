@@ -2,6 +2,7 @@
 #include <srpt/core/target.h>
 
 #include <srpt/abi/log.h>
+#include <srpt/core/kstrto.h>
 #include <srpt/rt/assert.h>
 
 namespace srpt {
@@ -9,44 +10,6 @@ namespace {
 
 const char* form_name(PortNameForm form) {
   return form == PortNameForm::Guid ? "GUID" : "GID";
-}
-
-// kstrtou16(..., 0, ...) semantics, as the in-tree attribute: decimal, or hex
-// after "0x"; one trailing newline allowed; nothing else.
-Result<u32> parse_u32(StringView text) {
-  text = text.trim_newline();
-  unsigned base = 10;
-  if (text.starts_with("0x") || text.starts_with("0X")) {
-    base = 16;
-    text = text.substr(2);
-  }
-  if (text.empty()) return Error::Inval;
-  u64 v = 0;
-  for (usize i = 0; i < text.size(); i++) {
-    int d = hex_digit_value(text[i]);
-    if (d < 0 || static_cast<unsigned>(d) >= base) return Error::Inval;
-    v = v * base + static_cast<u64>(d);
-    if (v > 0xffffffffu) return Error::Range;
-  }
-  return static_cast<u32>(v);
-}
-
-Result<u16> parse_u16(StringView text) {
-  text = text.trim_newline();
-  unsigned base = 10;
-  if (text.starts_with("0x") || text.starts_with("0X")) {
-    base = 16;
-    text = text.substr(2);
-  }
-  if (text.empty()) return Error::Inval;
-  u32 v = 0;
-  for (usize i = 0; i < text.size(); i++) {
-    int d = hex_digit_value(text[i]);
-    if (d < 0 || static_cast<unsigned>(d) >= base) return Error::Inval;
-    v = v * base + static_cast<u32>(d);
-    if (v > 0xffff) return Error::Range;
-  }
-  return static_cast<u16>(v);
 }
 
 }  // namespace
@@ -287,7 +250,7 @@ u32 Target::tpg_attribute(Tpg& tpg, srpt_tpg_attr attr) {
 }
 
 Status Target::set_tpg_attribute(Tpg& tpg, srpt_tpg_attr attr, StringView text) {
-  const u32 v = SRPT_TRY(parse_u32(text));
+  const u32 v = SRPT_TRY(parse_kstrto_u32(text));
   using A = PortAttributes;
   u32 lo = 0, hi = 0;
   const char* name = "?";
@@ -325,7 +288,7 @@ Status Target::set_tpg_attribute(Tpg& tpg, srpt_tpg_attr attr, StringView text) 
 }
 
 Status Target::set_rdma_cm_port(StringView text) {
-  const u16 port = SRPT_TRY(parse_u16(text));
+  const u16 port = SRPT_TRY(parse_kstrto_u16(text));
   {
     MutexGuard guard(lock_);
     if (port == rdma_cm_port_) return Status::ok_status();

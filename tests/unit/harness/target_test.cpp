@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "target_test.h"
+
+#include <algorithm>
+
+namespace {
+
+template <class T>
+void forget(std::vector<T*>& v, T* p) {
+  auto it = std::find(v.begin(), v.end(), p);
+  EXPECT_NE(v.end(), it) << "dropping an object the test did not make";
+  if (it != v.end()) v.erase(it);
+}
+
+}  // namespace
+
+srpt_params TargetTest::DefaultParams() {
+  srpt_params p{};
+  p.srp_max_req_size = 8276;
+  p.srpt_srq_size = 4095;
+  p.srpt_service_guid = 0;
+  return p;
+}
+
+FakeDevice TargetTest::TwoPortDevice() {
+  FakeDevice dev("mlx5_0", kNodeGuid);
+  dev.AddPort(MakeGid(kSubnetPrefix, kPort1Id))
+      .AddPort(MakeGid(kSubnetPrefix, kPort2Id));
+  return dev;
+}
+
+void TargetTest::SetUp() {
+  CoreTest::SetUp();
+  ASSERT_EQ(0, InitCore(DefaultParams()));
+}
+
+void TargetTest::TearDown() {
+  fake::disarm_allocation_failures();
+  while (!tpgs_.empty()) DropTpg(tpgs_.back());
+  while (!tports_.empty()) DropTport(tports_.back());
+  while (!devices_.empty()) RemoveDevice(devices_.back());
+  if (initialized_) ExitCore();
+  CoreTest::TearDown();
+}
+
+int TargetTest::InitCore(const srpt_params& params) {
+  const int ret = srpt_core_init(&params);
+  if (ret == 0) initialized_ = true;
+  return ret;
+}
+
+void TargetTest::ExitCore() {
+  srpt_core_exit();
+  initialized_ = false;
+}
+
+int TargetTest::AddDevice(FakeDevice& dev, srpt_core_device** out) {
+  const srpt_device_desc desc = dev.desc();
+  srpt_core_device* cdev = nullptr;
+  const int ret = srpt_core_device_add(dev.kdev(), &desc, &cdev);
+  if (ret == 0) {
+    EXPECT_NE(nullptr, cdev);
+    devices_.push_back(cdev);
+    if (out) *out = cdev;
+  }
+  return ret;
+}
+
+void TargetTest::RemoveDevice(srpt_core_device* dev) {
+  forget(devices_, dev);
+  srpt_core_device_remove(dev);
+}
+
+int TargetTest::MakeTport(const char* name, srpt_core_tport** out) {
+  srpt_core_tport* t = nullptr;
+  const int ret = srpt_core_tport_make(name, &t);
+  if (ret == 0) {
+    EXPECT_NE(nullptr, t);
+    tports_.push_back(t);
+    if (out) *out = t;
+  }
+  return ret;
+}
+
+void TargetTest::DropTport(srpt_core_tport* tport) {
+  forget(tports_, tport);
+  srpt_core_tport_drop(tport);
+}
+
+int TargetTest::MakeTpg(srpt_core_tport* tport, const char* name,
+                        srpt_core_tpg** out) {
+  srpt_core_tpg* t = nullptr;
+  const int ret = srpt_core_tpg_make(tport, name, &t);
+  if (ret == 0) {
+    EXPECT_NE(nullptr, t);
+    tpgs_.push_back(t);
+    if (out) *out = t;
+  }
+  return ret;
+}
+
+void TargetTest::DropTpg(srpt_core_tpg* tpg) {
+  forget(tpgs_, tpg);
+  srpt_core_tpg_drop(tpg);
+}

@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-2.0
+// TargetTest: drives the core through its C entry points, as the shim does.
+//
+// SetUp initialises the core with the in-tree default parameters. Every
+// object made through the helpers below is tracked until the matching drop,
+// and TearDown undoes what is left in configfs order (TPGs, target ports,
+// devices, core) before CoreTest's leak checks, so a failing test does not
+// take the following ones down with it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <srpt/abi/core.h>
+#include <srpt/abi/device.h>
+#include <srpt/abi/fabric.h>
+
+#include "core_test.h"
+#include "fake_device.h"
+
+// The standard test device: one HCA, two InfiniBand ports on the default
+// subnet.
+inline constexpr uint64_t kSubnetPrefix = 0xfe80000000000000ull;
+inline constexpr uint64_t kNodeGuid = 0x949ea5fffe802180ull;
+inline constexpr uint64_t kPort1Id = 0x949ea5fffe802188ull;
+inline constexpr uint64_t kPort2Id = 0x949ea5fffe802189ull;
+inline constexpr const char* kPort1Guid = "949e:a5ff:fe80:2188";
+inline constexpr const char* kPort1Gid = "0xfe80000000000000949ea5fffe802188";
+inline constexpr const char* kPort2Guid = "949e:a5ff:fe80:2189";
+inline constexpr const char* kPort2Gid = "0xfe80000000000000949ea5fffe802189";
+
+class TargetTest : public CoreTest {
+ protected:
+  // The in-tree driver's defaults.
+  static srpt_params DefaultParams();
+  // "mlx5_0" with node GUID kNodeGuid and ports 1 and 2 as above.
+  static FakeDevice TwoPortDevice();
+
+  void SetUp() override;
+  void TearDown() override;
+
+  int InitCore(const srpt_params& params);
+  void ExitCore();
+
+  int AddDevice(FakeDevice& dev, srpt_core_device** out = nullptr);
+  void RemoveDevice(srpt_core_device* dev);
+  int MakeTport(const char* name, srpt_core_tport** out = nullptr);
+  void DropTport(srpt_core_tport* tport);
+  int MakeTpg(srpt_core_tport* tport, const char* name,
+              srpt_core_tpg** out = nullptr);
+  void DropTpg(srpt_core_tpg* tpg);
+
+  bool initialized() const { return initialized_; }
+
+ private:
+  bool initialized_ = false;
+  std::vector<srpt_core_device*> devices_;
+  std::vector<srpt_core_tport*> tports_;
+  std::vector<srpt_core_tpg*> tpgs_;
+};
