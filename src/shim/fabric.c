@@ -177,6 +177,11 @@ static void srpt_set_default_node_attrs(struct se_node_acl *nacl)
 
 /* --- per-command callbacks: no session exists before the login path ----- */
 
+static int srpt_check_stop_free(struct se_cmd *se_cmd)
+{
+	return target_put_sess_cmd(se_cmd);
+}
+
 static void srpt_release_cmd(struct se_cmd *se_cmd)
 {
 	WARN_ON_ONCE(1);
@@ -226,6 +231,7 @@ static const struct target_core_fabric_ops srpt_template = {
 	.tpg_check_demo_mode_write_protect = srpt_check_true,
 	.tpg_check_prod_mode_write_protect = srpt_check_false,
 	.tpg_get_inst_index		= srpt_tpg_get_inst_index,
+	.check_stop_free		= srpt_check_stop_free,
 	.release_cmd			= srpt_release_cmd,
 	.sess_get_index			= srpt_sess_get_index,
 	.sess_get_initiator_sid		= NULL,
