@@ -1,0 +1,83 @@
+#!/bin/sh
+# Install the Debian packages a part of srpt-cxx needs, only when missing.
+#
+# usage: scripts/install-deps.sh GROUP...
+#   build  kernel headers + compiler to build ib_srpt.ko (and the VM self-test module)
+#   unit   GoogleTest and g++ for the host unit tests
+#   vm     QEMU, busybox-static and the guest-side tools for the VM tests
+#   all    every group above
+#
+# Why a script and not a README line: the machines this project runs on (a
+# developer's, CI's) are handed out fresh; whatever the project uses must be
+# installed by the project itself.  The script is idempotent and silent when
+# nothing is missing, so every make target can call it unconditionally.
+#
+# Environment: KVER=<abi>-amd64 selects the kernel headers for "build"
+# (default: the linux-headers-amd64 meta package, i.e. Debian's current ABI).
+set -eu
+
+# Packages per group.  Package names, not commands: dpkg-query is exact and
+# fast, and some tools (e.g. the rdma command) live in a package of another name.
+pkgs_build() {
+	if [ -n "${KVER:-}" ]; then
+		echo "linux-headers-${KVER}"
+	else
+		echo linux-headers-amd64
+	fi
+	echo g++-12 gcc make libelf-dev bc
+}
+pkgs_unit() {
+	# clang: the thread-safety analysis of the lock annotations (tests/unit tsa)
+	echo libgtest-dev g++-12 g++ clang make
+}
+pkgs_vm() {
+	# qemu-system-x86: the emulator (TCG; no KVM here)
+	# busybox-static:  the initramfs userland (statically linked, no libs to copy)
+	# kmod:            depmod/modprobe on the host (unpacked tree) and in the guest
+	# cpio:            packs the initramfs
+	# iproute2:        ip (veth) and rdma (rxe link) in the guest
+	# rdma-core:       rdma userspace (ibv_devices, rdma udev rules, srp_daemon...)
+	# targetcli-fb, dbus: target configuration as users do it (dbus: see notes)
+	# fio, sg3-utils:  I/O and SCSI tools for login/IO cases
+	# apt/dpkg tools are on every Debian system: apt-get download, dpkg-deb.
+	echo qemu-system-x86 busybox-static kmod cpio iproute2 rdma-core \
+		targetcli-fb dbus fio sg3-utils coreutils util-linux procps
+	# The self-test module and the module under test are built on the host.
+	pkgs_build
+}
+
+# Print the packages of the list that are not installed.
+missing() {
+	for p in "$@"; do
+		st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+		[ "$st" = installed ] || echo "$p"
+	done
+}
+
+install_pkgs() {
+	need=$(missing "$@")
+	[ -n "$need" ] || return 0
+	echo "install-deps: installing:" $need >&2
+	export DEBIAN_FRONTEND=noninteractive
+	# A fresh machine may have empty or stale package lists: update once and
+	# retry when the first attempt cannot find or fetch a package.
+	# shellcheck disable=SC2086
+	if ! apt-get install -y -q --no-install-recommends $need >/dev/null 2>&1; then
+		apt-get update -q >/dev/null
+		apt-get install -y -q --no-install-recommends $need >/dev/null
+	fi
+}
+
+[ $# -gt 0 ] || { echo "usage: $0 build|unit|vm|all..." >&2; exit 2; }
+all=""
+for g in "$@"; do
+	case "$g" in
+	build) all="$all $(pkgs_build)" ;;
+	unit) all="$all $(pkgs_unit)" ;;
+	vm) all="$all $(pkgs_vm)" ;;
+	all) all="$all $(pkgs_build) $(pkgs_unit) $(pkgs_vm)" ;;
+	*) echo "install-deps: unknown group '$g' (build|unit|vm|all)" >&2; exit 2 ;;
+	esac
+done
+# shellcheck disable=SC2086
+install_pkgs $all

@@ -1,0 +1,43 @@
+# Shared settings of the VM scripts; sourced (not run) by scripts/vm/*.sh and
+# tests/vm/run.sh.  The caller sets SRPT_ROOT (absolute path of the checkout)
+# before sourcing.
+#
+# Everything generated lives under $SRPT_ROOT/build/vm:
+#   cache/              downloaded linux-image .deb files
+#   kernel/<kver>/      the .deb unpacked (boot/vmlinuz-<kver>, lib/modules/<kver>)
+#                       plus depmod output, never installed on the host
+#   initramfs-<kver>.cpio.gz
+#   selftest/<kver>/    the self-test module, built from tests/vm/selftest
+#   runs/<name>/        one directory per guest boot: console.log, job.sh,
+#                       guest.log, per-case logs and results (9p share, rw)
+
+: "${SRPT_ROOT:?SRPT_ROOT must be set before sourcing common.sh}"
+
+VM_DIR="$SRPT_ROOT/build/vm"
+
+# The kernel ABI we test against is the one the module is built against: the
+# newest installed linux-headers-*-amd64, overridable with KVER=.  Never
+# `uname -r`: the host's running kernel is not Debian's.
+vm_kver() {
+	if [ -n "${KVER:-}" ]; then
+		echo "$KVER"
+		return
+	fi
+	k=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null |
+		sed 's|^/usr/src/linux-headers-||' | sort -V | tail -n 1)
+	if [ -z "$k" ]; then
+		echo "vm: no /usr/src/linux-headers-*-amd64; run scripts/install-deps.sh build" >&2
+		return 1
+	fi
+	echo "$k"
+}
+
+KVER=$(vm_kver) || exit 1
+VM_KTREE="$VM_DIR/kernel/$KVER"                 # unpacked linux-image
+VM_VMLINUZ="$VM_KTREE/boot/vmlinuz-$KVER"
+VM_MODDIR="$VM_KTREE/lib/modules/$KVER"         # bind-mounted at /lib/modules/$KVER in the guest
+VM_INITRD="$VM_DIR/initramfs-$KVER.cpio.gz"
+VM_HEADERS="/usr/src/linux-headers-$KVER"
+
+vm_log() { echo "vm: $*" >&2; }
+vm_die() { echo "vm: error: $*" >&2; exit 1; }

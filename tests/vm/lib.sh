@@ -1,0 +1,246 @@
+# Helpers for the guest test cases (tests/vm/cases/*.sh) and the guest runner
+# (tests/vm/guest.sh).  Sourced by bash, inside the guest, as root.
+#
+# A case exits 0 = pass, 77 = skip, anything else = fail, and prints its own
+# diagnostics; `fail` and `skip` below do both.  Every case starts with the
+# module under test unloaded and rxe0 present on veth0 (the runner restores
+# that state before each case and cleans up after it), and loads the module
+# itself with srpt_load.
+#
+# Environment (set by the runner, see tests/vm/run.sh):
+#   SRPT_MODULE  path of the ib_srpt.ko under test (host path, visible in the
+#                guest through the 9p root)
+#   SRPT_ROOT    the checkout
+#   SRPT_VM_OUT  the run's output directory (read-write share)
+
+SRPT_MODNAME=ib_srpt
+CFS=/sys/kernel/config
+SRPT_CFS=$CFS/target/srpt
+# Addresses from TEST-NET-1 on a veth pair inside the guest: nothing leaves it.
+VETH0=veth0 VETH1=veth1
+VETH0_IP=192.0.2.1 VETH1_IP=192.0.2.2
+RXE=rxe0
+
+# ---------------------------------------------------------------- reporting
+log() { echo "# $*"; }
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+# assert_eq ACTUAL EXPECTED WHAT
+assert_eq() {
+	if [ "$1" != "$2" ]; then
+		fail "$3: got '$1', expected '$2'"
+	fi
+	log "$3 = '$1' (ok)"
+}
+assert_dir() { [ -d "$1" ] || fail "missing directory $1"; }
+assert_file() { [ -f "$1" ] || fail "missing file $1"; }
+assert_absent() { [ ! -e "$1" ] || fail "$1 exists but should not"; }
+# run CMD...: echo the command, run it, fail the case if it fails.
+run() {
+	echo "+ $*"
+	"$@" || fail "command failed (status $?): $*"
+}
+# expect_errno ERRTEXT CMD...: the command must fail with the given strerror
+# text in its message (e.g. "Invalid argument").
+expect_errno() {
+	local want=$1 out st
+	shift
+	echo "+ $* (expecting: $want)"
+	out=$("$@" 2>&1)
+	st=$?
+	[ -z "$out" ] || echo "$out"
+	[ $st -ne 0 ] || fail "succeeded but should have failed with '$want': $*"
+	case "$out" in
+	*"$want"*) ;;
+	*) fail "failed, but not with '$want': $*" ;;
+	esac
+}
+
+# ---------------------------------------------------------------- kernel log
+# Markers written into the kernel log let a case (and the runner) look at
+# exactly the lines logged since a given point.  dmesg does not wrap: the
+# guest boots with log_buf_len=16M.
+kmsg_mark() { echo "srpt-vm-mark: $*" >/dev/kmsg; }
+# dmesg_since MARK: kernel log lines after the (last) marker MARK.
+dmesg_since() {
+	dmesg | awk -v m="srpt-vm-mark: $1" '
+		index($0, m) && substr($0, index($0, m)) == m { n = 0; delete buf; next }
+		{ buf[n++] = $0 }
+		END { for (i = 0; i < n; i++) print buf[i] }'
+}
+# expect_dmesg_since MARK ERE WHAT: some line since MARK matches ERE.
+expect_dmesg_since() {
+	local lines
+	lines=$(dmesg_since "$1" | grep -E -- "$2")
+	[ -n "$lines" ] || fail "$3: no kernel log line matching /$2/ since mark '$1'"
+	log "$3: $(echo "$lines" | head -n 1)"
+}
+# Kernel bug reports in stdin (patterns: tests/vm/kernel-reports.txt);
+# prints "PATTERN<TAB>first matching line" per pattern found, in the order of
+# the patterns file.
+kernel_report_patterns() { grep -v -e '^#' -e '^$' "${SRPT_ROOT:?}/tests/vm/kernel-reports.txt"; }
+kernel_reports() {
+	local tmp p l
+	tmp=$(mktemp)
+	# One grep over all patterns first (fast path: a clean log), then one per
+	# pattern only for the lines that matched, to name the kinds found.
+	# (Our own marker lines carry case names: never count them.)
+	grep -v -e 'srpt-vm-mark: ' -e 'srpt-vm-init: ' | grep -E -- "$(kernel_report_patterns)" >"$tmp"
+	kernel_report_patterns | while IFS= read -r p; do
+		[ -s "$tmp" ] || break
+		l=$(grep -E -m 1 -- "$p" "$tmp") && printf '%s\t%s\n' "$p" "$l"
+	done
+	rm -f "$tmp"
+}
+
+# ---------------------------------------------------------------- network, rxe
+# Load what Soft-RoCE needs.  crc32_generic: `rdma link add` fails without a
+# crc32 crypto module and a minimal guest does not always autoload it.
+rxe_modules() { modprobe -a crc32_generic rdma_rxe veth; }
+veth_setup() {
+	ip link show "$VETH0" >/dev/null 2>&1 && return 0
+	ip link add "$VETH0" type veth peer name "$VETH1" &&
+		ip addr add "$VETH0_IP/24" dev "$VETH0" &&
+		ip addr add "$VETH1_IP/24" dev "$VETH1" &&
+		ip link set "$VETH0" up && ip link set "$VETH1" up
+}
+rxe_present() { [ -d "/sys/class/infiniband/${1:-$RXE}" ]; }
+# rxe_add [NAME [NETDEV]]: create the rxe device and wait for its port to be
+# ACTIVE with a link-local GID 0 (both come a little after `rdma link add`).
+rxe_add() {
+	local dev=${1:-$RXE} net=${2:-$VETH0} i
+	rxe_modules && veth_setup || return 1
+	rdma link add "$dev" type rxe netdev "$net" || return 1
+	for i in $(seq 50); do
+		case "$(cat "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null)" in
+		*ACTIVE*)
+			case "$(cat "/sys/class/infiniband/$dev/ports/1/gids/0" 2>/dev/null)" in
+			fe80:*) return 0 ;;
+			esac ;;
+		esac
+		sleep 0.1
+	done
+	echo "rxe_add: $dev port 1 not ACTIVE with a link-local GID 0 after 5 s" >&2
+	return 1
+}
+rxe_del() { rdma link delete "${1:-$RXE}"; }
+
+# Port names, as the module's configfs accepts them (tests/vm/README.md):
+# GID 0 of the port is fe80::<interface id>.
+port_gid0() { cat "/sys/class/infiniband/${1:-$RXE}/ports/${2:-1}/gids/0"; }
+# GUID form: the interface id (last 8 bytes of GID 0), "xxxx:xxxx:xxxx:xxxx".
+port_guid_name() { port_gid0 "$@" | cut -d: -f5-8; }
+# GID form: "0x" + the 32 lowercase hex digits of GID 0.
+port_gid_name() { echo "0x$(port_gid0 "$@" | tr -d :)"; }
+
+# ---------------------------------------------------------------- module
+srpt_loaded() { [ -d "/sys/module/$SRPT_MODNAME" ]; }
+# The in-tree driver does not implement every line of our contract (e.g. it
+# logs nothing for a refused port name); cases relax those checks for it.
+# SRPT_VM_STRICT=1 applies them anyway (to see them fail on the in-tree one).
+srpt_is_intree() {
+	[ "${SRPT_VM_STRICT:-0}" != 1 ] &&
+		[ "$(modinfo -F intree "${SRPT_MODULE:?}" 2>/dev/null)" = Y ]
+}
+configfs_mount() {
+	modprobe configfs 2>/dev/null
+	mountpoint -q "$CFS" || mount -t configfs configfs "$CFS"
+}
+# srpt_insmod [PARAM=VALUE...]: load the dependencies from the guest's module
+# tree, then the module under test by path.  (modprobe ib_srpt is disabled by
+# /etc/modprobe.d/srpt-vm.conf: it would load Debian's in-tree driver.)
+srpt_insmod() {
+	modprobe -a ib_cm rdma_cm target_core_mod || return 1
+	configfs_mount || return 1
+	echo "+ insmod ${SRPT_MODULE:?} $*"
+	insmod "$SRPT_MODULE" "$@"
+}
+# srpt_load [PARAM=VALUE...]: insmod, then create the fabric directory
+# target/srpt as rtslib does.  Target core creates a fabric's configfs group
+# only on that mkdir, never at module load.
+srpt_load() {
+	srpt_insmod "$@" || fail "insmod $SRPT_MODULE failed"
+	mkdir -p "$SRPT_CFS" || fail "mkdir $SRPT_CFS failed"
+}
+
+# Remove everything under target/srpt (LUN/ACL links, ACLs, LUNs, TPGs,
+# ports), then the fabric directory itself: the fabric directory holds a
+# reference on the module.  Prints what it removes; returns non-zero if
+# anything stays.
+srpt_cfs_clear() {
+	local port tpg d l st=0
+	[ -d "$SRPT_CFS" ] || return 0
+	for port in "$SRPT_CFS"/*/; do
+		port=${port%/}
+		case "${port##*/}" in discovery_auth) continue ;; esac
+		[ -d "$port" ] || continue
+		for tpg in "$port"/tpgt_*/ "$port"/tpg_*/; do
+			tpg=${tpg%/}
+			[ -d "$tpg" ] || continue
+			[ ! -f "$tpg/enable" ] || [ "$(cat "$tpg/enable")" = 0 ] ||
+				echo 0 >"$tpg/enable" || st=1
+			for d in "$tpg"/acls/*/; do
+				[ -d "$d" ] || continue
+				for l in "$d"/lun_*/; do
+					[ -d "$l" ] || continue
+					find "$l" -maxdepth 1 -type l -exec rm -f {} + 
+					rmdir "$l" || st=1
+				done
+				rmdir "$d" || st=1
+			done
+			for l in "$tpg"/lun/lun_*/; do
+				[ -d "$l" ] || continue
+				find "$l" -maxdepth 1 -type l -exec rm -f {} +
+				rmdir "$l" || st=1
+			done
+			for d in "$tpg"/np/*/; do
+				[ -d "$d" ] && { rmdir "$d" || st=1; }
+			done
+			echo "cleanup: rmdir $tpg"
+			rmdir "$tpg" || st=1
+		done
+		echo "cleanup: rmdir $port"
+		rmdir "$port" || st=1
+	done
+	rmdir "$SRPT_CFS" || st=1
+	return $st
+}
+# srpt_unload: clear configfs and rmmod; non-zero (with a message) on failure.
+srpt_unload() {
+	srpt_cfs_clear || { echo "srpt_unload: configfs cleanup failed" >&2; return 1; }
+	if srpt_loaded; then
+		rmmod "$SRPT_MODNAME" || { echo "srpt_unload: rmmod $SRPT_MODNAME failed" >&2; return 1; }
+	fi
+	return 0
+}
+
+# ---------------------------------------------------------------- target ports
+# tport_add NAME: mkdir target/srpt/NAME and a TPG tpgt_1 under it, as rtslib
+# does; fails the case if either mkdir fails.
+tport_add() {
+	run mkdir "$SRPT_CFS/$1"
+	run mkdir "$SRPT_CFS/$1/tpgt_1"
+}
+# tport_del NAME: rmdir its TPGs and the port.
+tport_del() {
+	local t
+	for t in "$SRPT_CFS/$1"/tpgt_*; do
+		[ -d "$t" ] && run rmdir "$t"
+	done
+	run rmdir "$SRPT_CFS/$1"
+}
+# srpt_port_dirs: names of the target port directories that exist.
+srpt_port_dirs() {
+	local d
+	for d in "$SRPT_CFS"/*/; do
+		d=${d%/}
+		d=${d##*/}
+		case "$d" in discovery_auth | '*') ;; *) echo "$d" ;; esac
+	done
+}

@@ -1,0 +1,257 @@
+#!/bin/bash
+# Run the VM test cases against an ib_srpt.ko in ONE QEMU guest (Debian's
+# kernel matching the installed headers; see scripts/vm/) and report TAP.
+#
+# usage: tests/vm/run.sh [options] [CASE...]
+#   CASE              run only these cases: a number (03), a name (03-tport)
+#                     or a substring of the file name; default: all of
+#                     tests/vm/cases/[0-9]*.sh in order
+#   --module PATH     module under test (default: <checkout>/ib_srpt.ko; env
+#                     SRPT_MODULE); "intree" = Debian's own ib_srpt.ko from
+#                     the unpacked kernel package, to check the machinery
+#   --selftest[=MODES] instead of the cases, run the runner's self-test
+#                     (tests/vm/selftest/cases/NN-MODE.sh: none, warn, oops,
+#                     crash, hang; default none,warn,oops,crash; env
+#                     SRPT_VM_SELFTEST=warn,oops): the guest loads a module
+#                     that WARNs / Oopses / hangs, or crashes, and the run
+#                     MUST report failures
+#   --timeout SEC     kill the guest after SEC seconds (default 900; env
+#                     SRPT_VM_TIMEOUT)
+#   --case-timeout SEC  per case, inside the guest (default 240)
+#   --out DIR         output directory (default build/vm/runs/suite or
+#                     build/vm/runs/selftest); emptied first
+# Environment: KVER=<abi>-amd64 (default: newest installed headers),
+#   SRPT_VM_STRICT=1 (apply our module's contract checks even to the in-tree
+#   driver, which logs less; those checks then fail, as they should),
+#   SRPT_VM_SLUB_DEBUG=flags (guest slub_debug=, default see scripts/vm/boot.sh,
+#   off for the self-test; empty = off)
+#
+# How cases and the module meet: the runner never loads the module itself.
+# Before each case it restores the clean state (module unloaded after its
+# configfs tree is removed, veth0/veth1 and rxe0 present), the case loads the
+# module with srpt_load from tests/vm/lib.sh (so a case can choose parameters,
+# or the moment it loads relative to rxe), and afterwards the runner cleans up
+# again: a module left in a state that cannot be cleaned fails the case.
+#
+# Failure detection: a case fails when its script exits non-zero (77 = skip),
+# when it times out, when cleanup after it fails, or when the kernel log of
+# its slice (dmesg between markers) holds a bug report (kernel-reports.txt:
+# Oops, BUG:, WARNING:, lockdep, Call Trace, ...).  Two host-side checks
+# follow the cases: the guest ran all cases and powered off (no crash, no
+# timeout), and the whole serial console log holds no bug report.
+#
+# Output: TAP on stdout, then the line "N passed, N failed[, N skipped]";
+# exit 0 only if nothing failed.  Kept under the output directory:
+# console.log (serial console), guest.log (runner output), cases/<name>.log
+# (case output) and cases/<name>.dmesg (its kernel log slice), results.tsv.
+set -uo pipefail
+SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
+. "$SRPT_ROOT/scripts/vm/common.sh"
+
+module=${SRPT_MODULE:-$SRPT_ROOT/ib_srpt.ko}
+selftest=${SRPT_VM_SELFTEST:-}
+timeout=${SRPT_VM_TIMEOUT:-900}
+case_timeout=${SRPT_VM_CASE_TIMEOUT:-240}
+out=
+filters=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--module) module=$2; shift 2 ;;
+	--module=*) module=${1#*=}; shift ;;
+	--selftest) selftest=${selftest:-all}; shift ;;
+	--selftest=*) selftest=${1#*=}; shift ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--case-timeout) case_timeout=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	-h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	*) filters+=("$1"); shift ;;
+	esac
+done
+
+"$SRPT_ROOT/scripts/install-deps.sh" vm || exit 1
+"$SRPT_ROOT/scripts/vm/prepare.sh" || exit 1
+
+[ "$module" != intree ] || module=$VM_MODDIR/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko
+case "$module" in /*) ;; *) module=$PWD/$module ;; esac
+
+# ---- the case list
+cases=()
+if [ -n "$selftest" ]; then
+	[ "$selftest" != all ] && [ "$selftest" != 1 ] || selftest=none,warn,oops,crash
+	for m in ${selftest//,/ }; do
+		f=$(ls "$SRPT_ROOT"/tests/vm/selftest/cases/[0-9]*-"$m".sh 2>/dev/null | head -n 1)
+		[ -n "$f" ] || { echo "run.sh: no self-test case for mode '$m'" >&2; exit 2; }
+		cases+=("$f")
+	done
+	out=${out:-$VM_DIR/runs/selftest}
+	# SLUB debugging (scripts/vm/boot.sh) only slows the self-test down.
+	export SRPT_VM_SLUB_DEBUG=${SRPT_VM_SLUB_DEBUG-}
+	# The self-test module, built on the host against the same headers.  Kbuild
+	# writes next to its sources, so build from a copy under build/.
+	st_build=$VM_DIR/selftest/$KVER
+	st_ko=$st_build/srpt_vm_selftest.ko
+	if [ ! -f "$st_ko" ] || [ -n "$(find "$SRPT_ROOT/tests/vm/selftest" -maxdepth 1 -newer "$st_ko" -type f)" ]; then
+		rm -rf "$st_build"
+		mkdir -p "$st_build"
+		cp "$SRPT_ROOT"/tests/vm/selftest/Kbuild "$SRPT_ROOT"/tests/vm/selftest/*.c "$st_build/"
+		if ! make -C "$VM_HEADERS" M="$st_build" modules >"$st_build/build.log" 2>&1; then
+			cat "$st_build/build.log" >&2
+			echo "run.sh: building the self-test module failed" >&2
+			exit 1
+		fi
+	fi
+else
+	for f in "$SRPT_ROOT"/tests/vm/cases/[0-9]*.sh; do
+		[ -f "$f" ] || continue
+		n=$(basename "$f" .sh)
+		if [ ${#filters[@]} -gt 0 ]; then
+			keep=0
+			for p in "${filters[@]}"; do
+				case "$n" in "$p" | "$p"-* | *"$p"*) keep=1 ;; esac
+			done
+			[ $keep = 1 ] || continue
+		fi
+		cases+=("$f")
+	done
+	out=${out:-$VM_DIR/runs/suite}
+	[ -f "$module" ] || {
+		echo "run.sh: module under test not found: $module (build it first, or --module PATH|intree)" >&2
+		exit 1
+	}
+	vermagic=$(modinfo -F vermagic "$module" 2>/dev/null)
+	case "$vermagic" in
+	"$KVER "*) ;;
+	*) echo "run.sh: $module is built for '${vermagic%% *}', the guest runs $KVER" >&2; exit 1 ;;
+	esac
+fi
+[ ${#cases[@]} -gt 0 ] || { echo "run.sh: no cases selected" >&2; exit 2; }
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd -P)
+rm -rf "${out:?}"/*
+
+# The guest loads a copy: the module may be rebuilt on the host while the
+# guest runs, and a path under /tmp or /run would be hidden in the guest.
+module_orig=$module
+if [ -z "$selftest" ]; then
+	cp "$module" "$out/ib_srpt.ko"
+	module=$out/ib_srpt.ko
+fi
+
+# ---- the guest's job
+{
+	echo "# generated by tests/vm/run.sh"
+	printf 'export SRPT_ROOT=%q SRPT_MODULE=%q SRPT_VM_OUT=%q\n' "$SRPT_ROOT" "$module" "$out"
+	printf 'export SRPT_VM_CASES=%q SRPT_VM_CASE_TIMEOUT=%q\n' "${cases[*]}" "$case_timeout"
+	printf 'export SRPT_VM_STRICT=%q\n' "${SRPT_VM_STRICT:-0}"
+	[ -z "$selftest" ] || printf 'export SRPT_VM_SELFTEST_KO=%q\n' "$st_ko"
+	echo 'exec bash "$SRPT_ROOT/tests/vm/guest.sh"'
+} >"$out/job.sh"
+
+# ---- boot, streaming results as the guest writes them
+n=${#cases[@]}
+total=$((n + 2))
+echo "TAP version 13"
+if [ -n "$selftest" ]; then
+	echo "# kernel $KVER, runner self-test ($selftest): failures are expected"
+else
+	echo "# kernel $KVER, module $module_orig (copied to $module)"
+fi
+echo "# output in $out"
+echo "1..$total"
+
+passed=0 failed=0 skipped=0
+report() { # report INDEX STATUS NAME REASON
+	local i=$1 st=$2 name=$3 reason=$4
+	case $st in
+	ok) echo "ok $i - $name"; passed=$((passed + 1)) ;;
+	skip) echo "ok $i - $name # SKIP $reason"; skipped=$((skipped + 1)) ;;
+	*)
+		echo "not ok $i - $name${reason:+: $reason}"
+		failed=$((failed + 1))
+		if [ -f "$out/cases/$name.log" ]; then
+			echo "# --- last lines of $out/cases/$name.log"
+			tail -n 25 "$out/cases/$name.log" | sed 's/^/#   /'
+		fi
+		# The kernel's side of the story (e.g. why insmod said EINVAL).
+		if [ -s "$out/cases/$name.dmesg" ]; then
+			echo "# --- last kernel log lines of the case ($out/cases/$name.dmesg)"
+			grep -v 'srpt-vm-mark: ' "$out/cases/$name.dmesg" | tail -n 12 | sed 's/^/#   /'
+		fi
+		;;
+	esac
+}
+
+t0=$(date +%s.%N)
+"$SRPT_ROOT/scripts/vm/boot.sh" --timeout "$timeout" "$out" >"$out/boot.log" 2>&1 &
+bootpid=$!
+trap 'kill "$bootpid" 2>/dev/null; exit 130' INT TERM
+seen=0
+stream() {
+	[ -f "$out/results.tsv" ] || return 0
+	while IFS=$'\t' read -r i st name reason; do
+		[ "$i" -gt "$seen" ] 2>/dev/null || continue
+		report "$i" "$st" "$name" "$reason"
+		seen=$i
+	done <"$out/results.tsv"
+}
+while kill -0 "$bootpid" 2>/dev/null; do
+	stream
+	sleep 1
+done
+wait "$bootpid"
+boot_rc=$?
+stream
+secs=$(echo "$t0 $(date +%s.%N)" | awk '{printf "%.1f", $2 - $1}')
+
+# Cases the guest never reported (it crashed or hung) fail.
+why="guest stopped before reporting it"
+[ "$boot_rc" != 124 ] || why="guest timed out (${timeout}s) before finishing it"
+[ ! -s "$out/results.aborted" ] || why="not run: $(cat "$out/results.aborted")"
+i=$seen
+while [ "$i" -lt "$n" ]; do
+	name=$(basename "${cases[$i]}" .sh)
+	i=$((i + 1))
+	report "$i" fail "$name" "$why"
+done
+
+# Host check 1: the guest ran everything and powered off by itself.
+if [ -f "$out/results.done" ] && [ "$boot_rc" = 0 ]; then
+	report $((n + 1)) ok "guest ran all cases and powered off" ""
+else
+	case $boot_rc in
+	124) r="guest timed out after ${timeout}s and was killed" ;;
+	125) r="guest died (crash, panic or reboot) before finishing" ;;
+	*) r="guest job ended with status $boot_rc"
+	   [ ! -s "$out/results.aborted" ] || r="$r: $(cat "$out/results.aborted")" ;;
+	esac
+	report $((n + 1)) fail "guest ran all cases and powered off" "$r"
+	echo "# --- last lines of $out/console.log"
+	tail -n 30 "$out/console.log" 2>/dev/null | sed 's/^/#   /'
+	echo "# --- last lines of $out/guest.log"
+	tail -n 10 "$out/guest.log" 2>/dev/null | sed 's/^/#   /'
+fi
+
+# Host check 2: no bug report anywhere on the serial console (boot, between
+# cases, or just before a crash that the per-case scan could not see).
+pats=$(grep -v -e '^#' -e '^$' "$SRPT_ROOT/tests/vm/kernel-reports.txt")
+# (Marker and init lines carry case names and paths: never count them.)
+hits=$(grep -n '' "$out/console.log" 2>/dev/null | grep -v -e 'srpt-vm-mark: ' -e 'srpt-vm-init: ' |
+	grep -E -- "$pats" | head -n 20)
+if [ -z "$hits" ]; then
+	report $((n + 2)) ok "serial console has no kernel bug reports" ""
+else
+	report $((n + 2)) fail "serial console has no kernel bug reports" \
+		"$(echo "$hits" | head -n 1 | sed 's/^[0-9]*:\(\[[ 0-9.]*\] \)\{0,1\}//')"
+	echo "# --- report lines in $out/console.log (line:text)"
+	echo "$hits" | sed 's/^/#   /'
+fi
+
+echo "# guest boot+run: $(cat "$out/elapsed" 2>/dev/null || echo '?')s, total ${secs}s"
+if [ "$skipped" -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]
