@@ -259,11 +259,6 @@ static void srpt_set_default_node_attrs(struct se_node_acl *nacl)
  * struct srpt_k_cmd, which lives until the slot is destroyed.
  */
 
-static int srpt_check_stop_free(struct se_cmd *se_cmd)
-{
-	return target_put_sess_cmd(se_cmd);
-}
-
 static void srpt_release_cmd(struct se_cmd *se_cmd)
 {
 	srpt_shim_cmd_release(se_cmd);

@@ -1,0 +1,54 @@
+#!/bin/bash
+# 14 the target configured with targetcli-fb alone (GID-named port, block
+# backstore, LUN, ACL named by the initiator port id, as targetcli users do),
+# saved, cleared, restored, and ib_srp logs in each time with verified I/O.
+# discovery_auth/rdma_cm_port is not in rtslib's model: a raw write, which
+# survives clear and restore.
+. "$SRPT_ROOT/tests/vm/lib.sh"
+. "$SRPT_ROOT/tests/vm/srp.sh"
+
+export HOME=/root
+mkdir -p /run/dbus "$HOME"
+dbus-daemon --system --fork --nopidfile || fail "dbus-daemon"
+# rtslib would modprobe ib_srpt (the in-tree one) if target/srpt did not
+# exist yet: srpt_load creates it with our module.
+srpt_load
+[ -b /dev/nullb0 ] || run modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 queue_mode=2
+gid=ib.$(port_gid0 | tr -d :)
+iid=ib.$(srp_initiator_id)
+saved=/tmp/srpt-saved.json
+
+run targetcli /backstores/block create name=nullb dev=/dev/nullb0
+run targetcli /srpt create "$gid"
+run targetcli "/srpt/$gid/luns" create /backstores/block/nullb
+run targetcli "/srpt/$gid/acls" create "$iid"
+run targetcli saveconfig savefile="$saved"
+run targetcli ls /srpt
+[ -d "$SRPT_CFS/0x${gid#ib.}/tpgt_1" ] || fail "targetcli made no TPG under the GID-named port"
+run sh -c "echo $SRP_PORT > $SRPT_CFS/discovery_auth/rdma_cm_port"
+
+io_once() {
+	local dev
+	srp_login "ch_count=1" || fail "$1: add_target failed"
+	dev=$(srp_disk) || fail "$1: no disk"
+	run dd if=/dev/urandom of=/tmp/p bs=1M count=8 status=none
+	run dd if=/tmp/p of="$dev" bs=1M oflag=direct status=none
+	run dd if="$dev" of=/tmp/b bs=1M count=8 iflag=direct status=none
+	cmp /tmp/p /tmp/b || fail "$1: data differs"
+	srp_channels | grep -q " 0x${iid#ib.} rdma_cm live" ||
+		fail "$1: session not named by the initiator port id"
+	srp_logout
+	srp_wait_channels 0
+	log "$1: login and 8 MiB verified"
+}
+io_once "configured"
+run targetctl clear
+[ -z "$(srpt_port_dirs)" ] || fail "targetctl clear left $(srpt_port_dirs)"
+run targetctl restore "$saved"
+assert_eq "$(cat $SRPT_CFS/discovery_auth/rdma_cm_port)" "$SRP_PORT" "rdma_cm_port after restore"
+io_once "restored"
+run targetctl clear
+rmmod ib_srp
+srpt_unload || fail "unload failed"
+rmmod null_blk
+exit 0

@@ -1,0 +1,115 @@
+# Helpers for the login and I/O cases: a LUN served by the module under test
+# and the in-kernel initiator ib_srp logging in to it over RDMA/CM on rxe0.
+# Sourced after lib.sh.
+#
+# Target and initiator share rxe0 (rxe loops traffic back), so the initiator's
+# address is the target's: 192.0.2.1, and its port id is initiator_ext ||
+# the port GUID of rxe0.
+
+SRP_PORT=5555
+BACKSTORE=/sys/kernel/config/target/core/iblock_0/nullb
+SRP_SYSFS=/sys/class/infiniband_srp/srp-$RXE-1
+
+# srp_node_guid: the service GUID the module adopted (node GUID of rxe0), 16 hex.
+srp_node_guid() { cat "/sys/class/infiniband/$RXE/node_guid" | tr -d :; }
+# srp_initiator_id [EXT]: the 128-bit initiator port id ib_srp sends, as 32 hex.
+srp_initiator_id() {
+	printf '%016x%s' "${1:-0}" "$(port_gid0 | cut -d: -f5-8 | tr -d :)"
+}
+
+# srp_backstore [MB]: a null_blk device (memory backed, so data can be
+# verified) as an iblock backstore.
+srp_backstore() {
+	local mb=${1:-128}
+	[ -b /dev/nullb0 ] || run modprobe null_blk nr_devices=1 memory_backed=1 gb=1 \
+		bs=512 queue_mode=2
+	[ -b /dev/nullb0 ] || fail "no /dev/nullb0"
+	mkdir -p "$BACKSTORE" || fail "mkdir $BACKSTORE"
+	echo udev_path=/dev/nullb0 >"$BACKSTORE/control" || fail "backstore control"
+	echo 1 >"$BACKSTORE/enable" || fail "backstore enable"
+}
+
+# srp_target PORTNAME ACLNAME [no-enable]: TPG with lun_0 on the backstore,
+# an ACL mapping it, enabled, and the RDMA/CM listener on $SRP_PORT.
+srp_target() {
+	local t=$SRPT_CFS/$1/tpgt_1
+	[ -d "$BACKSTORE" ] || srp_backstore
+	run mkdir -p "$t"
+	run mkdir "$t/lun/lun_0"
+	run ln -s "$BACKSTORE" "$t/lun/lun_0/nullb"
+	if [ -n "$2" ]; then
+		run mkdir "$t/acls/$2"
+		run mkdir "$t/acls/$2/lun_0"
+		run ln -s "$t/lun/lun_0" "$t/acls/$2/lun_0/lun_0"
+	fi
+	[ "$3" = no-enable ] || run sh -c "echo 1 > $t/enable"
+	run sh -c "echo $SRP_PORT > $SRPT_CFS/discovery_auth/rdma_cm_port"
+}
+
+srp_initiator_load() { modprobe -a ib_srp sd_mod || fail "modprobe ib_srp sd_mod"; }
+
+# srp_login [EXTRA-OPTIONS]: add_target; returns add_target's status.
+srp_login() {
+	local g
+	g=$(srp_node_guid)
+	srp_initiator_load
+	echo "+ add_target id_ext=$g,ioc_guid=$g,dest=$VETH0_IP:$SRP_PORT${1:+,$1}"
+	echo "id_ext=$g,ioc_guid=$g,dest=$VETH0_IP:$SRP_PORT${1:+,$1}" >"$SRP_SYSFS/add_target"
+}
+
+# srp_logout: delete every SRP remote port; waits until they are gone.
+srp_logout() {
+	local p i
+	for p in /sys/class/srp_remote_ports/port-*; do
+		[ -e "$p/delete" ] && echo 1 >"$p/delete"
+	done
+	for i in $(seq 100); do
+		ls /sys/class/srp_remote_ports/ 2>/dev/null | grep -q . || return 0
+		sleep 0.1
+	done
+	fail "SRP remote ports still present after delete"
+}
+
+# srp_disk: /dev/sdX of the LIO disk the initiator sees (waits up to 20 s).
+srp_disk() {
+	local i d
+	for i in $(seq 200); do
+		for d in /sys/block/sd*; do
+			[ -e "$d/device/model" ] || continue
+			grep -q IBLOCK "$d/device/model" 2>/dev/null || continue
+			d=/dev/${d##*/}
+			[ -b "$d" ] || mknod "$d" b $(tr : ' ' <"/sys/block/${d##*/}/dev")
+			echo "$d"
+			return 0
+		done
+		sleep 0.1
+	done
+	return 1
+}
+
+# srp_channels: live channel lines of the module's debugfs file.
+srp_channels() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+	grep -v '^#' /sys/kernel/debug/ib_srpt/channels
+}
+# srp_wait_channels N: until exactly N channels are listed (10 s).
+srp_wait_channels() {
+	local i
+	for i in $(seq 100); do
+		[ "$(srp_channels | wc -l)" -eq "$1" ] && return 0
+		sleep 0.1
+	done
+	srp_channels
+	fail "expected $1 channels"
+}
+
+# srp_cleanup: initiator out, configfs and backstore down, null_blk unloaded.
+srp_cleanup() {
+	srp_logout
+	rmmod ib_srp 2>/dev/null
+	srpt_cfs_clear
+	[ -d "$BACKSTORE" ] && rmdir "$BACKSTORE"
+	[ -d "${BACKSTORE%/*}" ] && rmdir "${BACKSTORE%/*}"
+	rmmod null_blk 2>/dev/null
+	return 0
+}
