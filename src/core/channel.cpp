@@ -54,11 +54,13 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
   }
 
   *failed_step = "receive ring";
+  // Immediate data is handed to the target core in place: sector-aligned.
   int ret = srpt_k_ring_create(cfg.kdev, depth, cfg.grant.max_it_iu_len,
-                               SRPT_RING_RECV, &c.recv_ring_);
+                               cfg.grant.imm_data_offset, SRPT_RING_RECV,
+                               &c.recv_ring_);
   if (ret) return Error::from_kernel(ret);
   *failed_step = "send ring";
-  ret = srpt_k_ring_create(cfg.kdev, cfg.slots, cfg.send_buf_size,
+  ret = srpt_k_ring_create(cfg.kdev, cfg.slots, cfg.send_buf_size, 0,
                            SRPT_RING_SEND, &c.send_ring_);
   if (ret) return Error::from_kernel(ret);
 
@@ -202,8 +204,22 @@ void Channel::close(CloseReason why) {
     state_ = State::Closing;
     close_reason_ = why;
     reply_disconnect_ = why == CloseReason::PeerDisconnect;
+    // The login is still running: it aborts the channel itself, or queues
+    // the release work from arm().
+    if (!armed_) return;
   }
   // The queued work holds a reference until it has run.
+  add_ref();
+  srpt_k_work_queue(release_work_);
+}
+
+void Channel::arm() {
+  {
+    SpinGuard g(lock_);
+    armed_ = true;
+    if (state_ < State::Closing) return;
+  }
+  // Closed while the login finished (or the accept failed): release now.
   add_ref();
   srpt_k_work_queue(release_work_);
 }
@@ -262,6 +278,13 @@ void Channel::release() {
 void Channel::on_cm_event(srpt_cm_event ev) {
   switch (ev) {
     case SRPT_CM_EV_ESTABLISHED: {
+      {
+        // Closing: the release work may be destroying the QP right now (an
+        // IB/CM RTU still arrives after a close, as the DREQ cannot be sent
+        // before it).
+        SpinGuard g(lock_);
+        if (state_ != State::Connecting) return;
+      }
       if (cm_.kind() == SRPT_CM_IB && srpt_k_qp_ready(qp_) != 0) {
         close(CloseReason::CmError);
         return;

@@ -13,6 +13,7 @@
 //   channel resources                            0x00010001
 //   no ACL admits the initiator                  0x00010006
 //   TPG disabled while the login was in flight   0x00010001
+//   session closed while the login was in flight 0x00010001
 // Every refusal logs one rate-limited line naming the initiator, the reason
 // and the cause. The cm_id is adopted by the channel only at the very end,
 // right before the accept: every refusal above leaves it to the caller.
@@ -203,13 +204,18 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   }
 
   // Commit: the TPG may have been disabled meanwhile (disable does not wait
-  // for login_lock_ to clear the flag). Registration and the SINGLE
-  // takeover decision happen under the registry lock.
+  // for login_lock_ to clear the flag), and the target core may have closed
+  // the session (an ACL removed; close_session does not take login_lock_
+  // either). Registration and the SINGLE takeover decision happen under the
+  // registry lock.
   bool terminated_others = false, others = false;
+  const char* gone = nullptr;
   {
     MutexGuard guard(lock_);
     if (!ch->tpg()->enabled()) {
-      // Fall through to the refusal below, outside the lock.
+      gone = "TPG disabled while the login was in flight";
+    } else if (ch->state() >= Channel::State::Closing) {
+      gone = "session closed while the login was in flight";
     } else {
       ch->add_ref();  // the registry's reference, dropped by the release work
       channels_.push_back(*ch);
@@ -224,11 +230,10 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
       }
     }
   }
-  if (!ch->target_node.linked()) {
+  if (gone != nullptr) {
     ch->abort_login();
     return reject(move(lease), ev, names, req.tag,
-                  {srp::kRejInsufficientResources,
-                   "TPG disabled while the login was in flight"});
+                  {srp::kRejInsufficientResources, gone});
   }
 
   srp::LoginRsp rsp{};
@@ -251,8 +256,10 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
     srpt_log_ratelimited(SRPT_LOG_WARNING, "login from %s: accept failed: %d\n",
                          names.short_name.c_str(), accepted.to_kernel());
     ch->close(CloseReason::LoginFailed);
+    ch->arm();
     return LoginVerdict::channel_owns(move(adoption.proof));
   }
+  ch->arm();
   srpt_log(SRPT_LOG_INFO,
            "login from %s (%s) as %s: it_iu_len %u, ti_iu_len %u, req_lim %u%s%s\n",
            names.short_name.c_str(), names.port_id_0x.c_str(), ch->session_name(),

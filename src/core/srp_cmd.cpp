@@ -29,6 +29,7 @@ const char* cmd_refusal_name(CmdRefusal r) {
     case CmdRefusal::BadFormat: return "unsupported descriptor format";
     case CmdRefusal::ImmediateNotGranted: return "immediate data not negotiated";
     case CmdRefusal::ImmediateOutOfBounds: return "immediate data past the IU";
+    case CmdRefusal::ImmediateOverlap: return "immediate data overlaps the request";
     case CmdRefusal::ExternalTable: return "external indirect descriptor table";
     case CmdRefusal::TooManySegments: return "too many data segments";
     case CmdRefusal::LengthMismatch: return "indirect length below its segments";
@@ -114,6 +115,10 @@ CmdRefusal parse_srp_cmd(const u8* iu, u32 len, const ChannelIuLimits& lim,
       if (out->dir != SRPT_DIR_WRITE) return CmdRefusal::BadFormat;
       if (!lim.immediate) return CmdRefusal::ImmediateNotGranted;
       if (room < 4) return CmdRefusal::Truncated;
+      // The data follows its descriptor, as the in-tree driver requires: an
+      // offset inside the additional CDB or the descriptor would hand those
+      // bytes to the target core as data.
+      if (lim.imm_data_offset < desc_off + 4) return CmdRefusal::ImmediateOverlap;
       const u32 imm_len = Be32(*reinterpret_cast<const Be32*>(desc)).get();
       const u64 end = static_cast<u64>(lim.imm_data_offset) + imm_len;
       if (end > len || end > lim.max_it_iu_len)

@@ -64,7 +64,8 @@ struct srpt_k_qp {
 struct srpt_k_ring_entry {
 	struct ib_cqe cqe;		/* .done: recv or send completion */
 	struct srpt_k_ring *ring;
-	void *buf;
+	void *raw;			/* what kmalloc returned */
+	void *buf;			/* the IU, inside raw (see align_at) */
 	u64 dma;
 	u32 index;
 };

@@ -234,14 +234,19 @@ static void srpt_k_ring_unmap(struct srpt_k_ring *ring, u32 count)
 	for (i = 0; i < count; i++) {
 		ib_dma_unmap_single(ring->ib_dev, ring->ent[i].dma, ring->size,
 				    ring->dma_dir);
-		kfree(ring->ent[i].buf);
+		kfree(ring->ent[i].raw);
 	}
 }
 
+/* Slack for placing the IU so that buf + align_at is 512-byte aligned. */
+#define SRPT_RING_ALIGN 512
+
 int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
-		       uint32_t size, enum srpt_ring_dir dir,
+		       uint32_t size, uint32_t align_at, enum srpt_ring_dir dir,
 		       struct srpt_k_ring **out)
 {
+	size_t lead = align_at ? (SRPT_RING_ALIGN - align_at % SRPT_RING_ALIGN) %
+					 SRPT_RING_ALIGN : 0;
 	struct srpt_k_ring *ring;
 	u32 i;
 	int ret;
@@ -268,15 +273,18 @@ int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 		ent->index = i;
 		ent->cqe.done = dir == SRPT_RING_RECV ? srpt_k_recv_done :
 							srpt_k_send_done;
-		ent->buf = kmalloc(size, GFP_KERNEL);
-		if (!ent->buf) {
+		ent->raw = kmalloc(size + (align_at ? 2 * SRPT_RING_ALIGN : 0),
+				   GFP_KERNEL);
+		if (!ent->raw) {
 			ret = -ENOMEM;
 			goto err_unmap;
 		}
+		ent->buf = align_at ? PTR_ALIGN(ent->raw, SRPT_RING_ALIGN) + lead :
+				      ent->raw;
 		ent->dma = ib_dma_map_single(ring->ib_dev, ent->buf, size,
 					     ring->dma_dir);
 		if (ib_dma_mapping_error(ring->ib_dev, ent->dma)) {
-			kfree(ent->buf);
+			kfree(ent->raw);
 			ret = -ENOMEM;
 			goto err_unmap;
 		}

@@ -211,9 +211,44 @@ srpt_cfs_clear() {
 	rmdir "$SRPT_CFS" || st=1
 	return $st
 }
-# srpt_unload: clear configfs and rmmod; non-zero (with a message) on failure.
+# initiator_clear: log the in-kernel SRP initiator out of everything and
+# unload it, so that no initiator keeps reconnecting into later cases.
+initiator_clear() {
+	local p i
+	[ -d /sys/module/ib_srp ] || return 0
+	for p in /sys/class/srp_remote_ports/port-*; do
+		[ -e "$p/delete" ] && { echo "cleanup: delete SRP remote port ${p##*/}"; echo 1 >"$p/delete"; }
+	done
+	for i in $(seq 100); do
+		ls /sys/class/srp_remote_ports/ 2>/dev/null | grep -q . || break
+		sleep 0.1
+	done
+	rmmod ib_srp || return 1
+}
+# backstores_clear: remove the target core's storage objects and HBAs (the
+# LUN links to them are gone with the fabric tree), and null_blk.
+backstores_clear() {
+	local hba so st=0
+	for hba in "$CFS"/target/core/*_[0-9]*/; do
+		[ -d "$hba" ] || continue
+		for so in "$hba"*/; do
+			[ -d "$so" ] || continue
+			case "${so%/}" in */hba_info | */hba_mode) continue ;; esac
+			[ -f "${so}enable" ] || continue
+			echo "cleanup: rmdir ${so%/}"
+			rmdir "$so" || st=1
+		done
+		rmdir "$hba" || st=1
+	done
+	[ -d /sys/module/null_blk ] && { rmmod null_blk || st=1; }
+	return $st
+}
+# srpt_unload: initiator out, clear configfs, backstores, rmmod; non-zero
+# (with a message) on failure.
 srpt_unload() {
+	initiator_clear || { echo "srpt_unload: SRP initiator cleanup failed" >&2; return 1; }
 	srpt_cfs_clear || { echo "srpt_unload: configfs cleanup failed" >&2; return 1; }
+	backstores_clear || { echo "srpt_unload: backstore cleanup failed" >&2; return 1; }
 	if srpt_loaded; then
 		rmmod "$SRPT_MODNAME" || { echo "srpt_unload: rmmod $SRPT_MODNAME failed" >&2; return 1; }
 	fi

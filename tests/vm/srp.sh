@@ -70,13 +70,13 @@ srp_logout() {
 	fail "SRP remote ports still present after delete"
 }
 
-# srp_disk: /dev/sdX of the LIO disk the initiator sees (waits up to 20 s).
+# srp_disk: /dev/sdX of the (first) LIO disk the initiator sees (waits up to 20 s).
 srp_disk() {
 	local i d
 	for i in $(seq 200); do
 		for d in /sys/block/sd*; do
-			[ -e "$d/device/model" ] || continue
-			grep -q IBLOCK "$d/device/model" 2>/dev/null || continue
+			[ -e "$d/device/vendor" ] || continue
+			grep -q LIO-ORG "$d/device/vendor" 2>/dev/null || continue
 			d=/dev/${d##*/}
 			[ -b "$d" ] || mknod "$d" b $(tr : ' ' <"/sys/block/${d##*/}/dev")
 			echo "$d"
@@ -106,10 +106,7 @@ srp_wait_channels() {
 # srp_cleanup: initiator out, configfs and backstore down, null_blk unloaded.
 srp_cleanup() {
 	srp_logout
-	rmmod ib_srp 2>/dev/null
-	srpt_cfs_clear
-	[ -d "$BACKSTORE" ] && rmdir "$BACKSTORE"
-	[ -d "${BACKSTORE%/*}" ] && rmdir "${BACKSTORE%/*}"
-	rmmod null_blk 2>/dev/null
-	return 0
+	initiator_clear || fail "unloading ib_srp failed"
+	srpt_cfs_clear || fail "configfs cleanup failed"
+	backstores_clear || fail "backstore cleanup failed"
 }

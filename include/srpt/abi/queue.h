@@ -47,8 +47,14 @@ enum srpt_ring_dir {
 	SRPT_RING_RECV = 1,	/* device writes, CPU reads */
 	SRPT_RING_SEND = 2,	/* CPU writes, device reads */
 };
+/*
+ * `align_at`: an offset inside each buffer that must fall on a 512-byte
+ * boundary (0: none). Receive rings pass the immediate-data offset, so that
+ * write data handed to the target core in place is sector-aligned: backends
+ * such as null_blk's memory mode assume sector-aligned segments.
+ */
 int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
-		       uint32_t size, enum srpt_ring_dir dir,
+		       uint32_t size, uint32_t align_at, enum srpt_ring_dir dir,
 		       struct srpt_k_ring **out) SRPT_NOEXCEPT;
 uint8_t *srpt_k_ring_buf(struct srpt_k_ring *ring, uint32_t index) SRPT_NOEXCEPT;
 void srpt_k_ring_destroy(struct srpt_k_ring *ring) SRPT_NOEXCEPT;

@@ -24,7 +24,9 @@
 //   for its callbacks).
 // - close() never sleeps and may be called from any context (the target
 //   core calls close_session under a spinlock); everything that sleeps is
-//   in the release work.
+//   in the release work. While the login that made the channel still runs,
+//   close() queues nothing (see arm()): the release work must not tear the
+//   channel down under the login.
 //
 // Locking: lock_ (a spinlock, class SRPT_LOCK_CHANNEL) guards the state, the
 // free slot list, deferred/waiting IUs and the credit counters. Nothing that
@@ -96,8 +98,16 @@ class Channel : public RefCounted<Channel> {
   void abort_login();
   // Login, after adoption: the channel owns `id` from here on.
   Status accept(OwnedCmId id, const srp::LoginRsp& rsp);
+  // Login, last step, after the accept whatever its outcome: from here on
+  // close() queues the release work. Until then close() (the target core
+  // closing the session, a receive flushed) only marks the channel Closing:
+  // the login sees that before it registers the channel and aborts it
+  // itself; after that, arm() queues the release work.
+  void arm();
 
   void close(CloseReason why);
+  // Only for armed channels (the registry's: every registered channel is
+  // armed once the login that registered it returns).
   void close_and_wait(CloseReason why);
 
   // Callbacks.
@@ -170,6 +180,7 @@ class Channel : public RefCounted<Channel> {
   // Guarded by lock_.
   State state_ SRPT_GUARDED_BY(lock_) = State::Connecting;
   bool reply_disconnect_ SRPT_GUARDED_BY(lock_) = false;
+  bool armed_ SRPT_GUARDED_BY(lock_) = false;  // see arm()
   CloseReason close_reason_ SRPT_GUARDED_BY(lock_) = CloseReason::Shutdown;
   List<Command, &Command::free_node> free_ SRPT_GUARDED_BY(lock_);
   u32 busy_ SRPT_GUARDED_BY(lock_) = 0;

@@ -42,6 +42,7 @@ enum class CmdRefusal : u8 {
   BadFormat,             // reserved descriptor format, or immediate data for reads
   ImmediateNotGranted,   // immediate data on a channel that did not negotiate it
   ImmediateOutOfBounds,  // immediate data past the IU
+  ImmediateOverlap,      // immediate data starting inside its descriptor or the CDB
   ExternalTable,         // indirect table not fully inside the IU (data-path issue)
   TooManySegments,       // more than kMaxRdmaSegs
   LengthMismatch,        // indirect total length below the sum of the segments

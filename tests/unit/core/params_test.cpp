@@ -17,6 +17,7 @@ class ParamsTest : public CoreTest {
     p.srp_max_req_size = 8276;
     p.srpt_srq_size = 4095;
     p.srpt_service_guid = 0;
+    p.max_channels_per_nexus = 64;
     return p;
   }
 
@@ -97,4 +98,19 @@ TEST_F(ParamsTest, InitRefusesBadParametersAndKeepsNothing) {
   p = Defaults();
   ASSERT_EQ(0, srpt_core_init(&p));  // and a good set still works
   srpt_core_exit();
+}
+
+TEST_F(ParamsTest, MaxChannelsPerNexusBounds) {
+  srpt_params p = Defaults();
+  for (int32_t bad : {0, -1, 1025, 0x7fffffff}) {
+    p.max_channels_per_nexus = bad;
+    ExpectRefused(p, "max_channels_per_nexus");
+  }
+  for (int32_t good : {1, 64, 1024}) {
+    p.max_channels_per_nexus = good;
+    fake::reset_log();
+    srpt::Result<Params> r = Params::from_module(p);
+    ASSERT_TRUE(r.ok()) << good;
+    EXPECT_EQ(static_cast<uint32_t>(good), r.value().max_nexus_channels);
+  }
 }

@@ -202,7 +202,7 @@ TEST_F(RegistryTest, DeviceRemovalDisablesAndDetaches) {
   DropTpg(tpg);
   DropTport(t);  // drops the last reference to the port
   EXPECT_EQ(1u, fake::live_allocations()) << "only the Target remains";
-  EXPECT_EQ(1u, fake::live_mutexes());
+  EXPECT_EQ(2u, fake::live_mutexes()) << "the Target's registry and login locks";
 }
 
 TEST_F(RegistryTest, DeviceRemovalWithTportsOnBothPorts) {
@@ -267,8 +267,9 @@ TEST_F(RegistryTest, ServiceGuidFallbackOutsideInitExit) {
 }
 
 TEST_F(RegistryTest, InitMakesTheTargetLock) {
-  EXPECT_EQ(1u, fake::live_mutexes());
+  EXPECT_EQ(2u, fake::live_mutexes());
   EXPECT_EQ(1u, fake::live_mutexes_of_class(SRPT_LOCK_TARGET));
+  EXPECT_EQ(1u, fake::live_mutexes_of_class(SRPT_LOCK_LOGIN));
 }
 
 TEST_F(RegistryTest, InitTwiceIsABug) {
@@ -291,7 +292,7 @@ TEST_F(RegistryTest, ExitFreesEverything) {
   DropTport(t);
   RemoveDevice(cdev);
   EXPECT_EQ(1u, fake::live_allocations());
-  EXPECT_EQ(1u, fake::live_mutexes());
+  EXPECT_EQ(2u, fake::live_mutexes());
   ExitCore();
   EXPECT_EQ(0u, fake::live_allocations());
   EXPECT_EQ(0u, fake::live_mutexes());

@@ -7,6 +7,7 @@
 #include <srpt/abi/alloc.h>
 
 #include "fault.h"
+#include "lock.h"
 #include "violation.h"
 
 namespace fake {
@@ -43,6 +44,7 @@ extern "C" void* srpt_kzalloc(size_t size, srpt_alloc_ctx ctx) noexcept {
   if (ctx != SRPT_ALLOC_SLEEP && ctx != SRPT_ALLOC_ATOMIC)
     fake::record_violation("srpt_kzalloc(%zu) with unknown context %d", size,
                            static_cast<int>(ctx));
+  if (ctx == SRPT_ALLOC_SLEEP) fake::might_sleep("srpt_kzalloc(SRPT_ALLOC_SLEEP)");
   if (fake::next_allocation_fails()) return nullptr;
   void* p = calloc(1, size);
   if (p == nullptr) abort();  // the host itself is out of memory

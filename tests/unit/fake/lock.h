@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
-// Fake kernel mutexes (include/srpt/abi/lock.h) for a single-threaded host.
+// Fake kernel mutexes and spinlocks (include/srpt/abi/lock.h).
 //
-// A real double lock would deadlock and a bad unlock would corrupt the mutex;
+// A real double lock would deadlock and a bad unlock would corrupt the lock;
 // the fake records each as a violation instead and carries on. Checked:
-//   - lock of a mutex already held (double lock),
-//   - unlock of a mutex not held,
-//   - destroy of a held mutex,
-//   - any use of a pointer that is not a live mutex,
+//   - lock of a lock the same thread already holds (double lock),
+//   - lock of a lock another thread holds, when the current thread cannot
+//     block (thread.h: the holder could never release it: deadlock); a
+//     spawned thread blocks until it is released,
+//   - unlock of a lock not held,
+//   - destroy of a held lock,
+//   - any use of a pointer that is not a live lock of that type,
 //   - lock order: taking a lock while holding one of the same or a later
-//     class in enum srpt_lock_class (what lockdep would report).
-// srpt_mutex_create() is an allocation attempt for fault injection (fault.h).
+//     class. The order is enum srpt_lock_class's, except that
+//     SRPT_LOCK_LOGIN comes first (lock.h: "taken before SRPT_LOCK_TARGET"),
+//   - sleeping under a spinlock: a mutex, an allocation that may sleep, or
+//     any ABI call documented as sleeping (might_sleep()).
+// Creating either is an allocation attempt for fault injection (fault.h).
 #pragma once
 
 #include <cstddef>
@@ -20,13 +26,20 @@ namespace fake {
 
 size_t live_mutexes();
 size_t live_mutexes_of_class(srpt_lock_class cls);
-// Locks held right now, over all mutexes.
+size_t live_spinlocks();
+// Locks held right now, over all threads.
 size_t held_mutexes();
+size_t held_spinlocks();
 // The fake's own view (unlike srpt_mutex_is_locked, never forwarded to the
 // code under test); false for a pointer that is not a live mutex.
 bool mutex_held(const srpt_mutex* m);
+bool spinlock_held(const srpt_spinlock* l);
 
-// Forgets every live mutex (without freeing it: the code under test may still
+// For the fake's sleeping ABI functions: a violation when the current thread
+// holds a spinlock.
+void might_sleep(const char* what);
+
+// Forgets every live lock (without freeing it: the code under test may still
 // point at it).
 void reset_lock();
 

@@ -26,6 +26,9 @@ void CoreTest::TearDown() {
       << fake::live_bytes() << " bytes)";
   EXPECT_EQ(0u, fake::live_mutexes()) << "leaked mutexes";
   EXPECT_EQ(0u, fake::held_mutexes()) << "a lock is still held";
+  EXPECT_EQ(0u, fake::held_spinlocks()) << "a spinlock is still held";
+  const std::vector<std::string> leaks = fake::leaks();
+  EXPECT_TRUE(leaks.empty()) << "leaked kernel objects:\n" << join(leaks);
   const std::vector<fake::BugReport> bugs = fake::take_bug_reports();
   EXPECT_TRUE(bugs.empty()) << "unexpected bug reports:\n" << join(bugs);
   const std::vector<std::string> violations = fake::take_violations();
@@ -35,6 +38,8 @@ void CoreTest::TearDown() {
     ::testing::Test::RecordProperty("srpt_log", fake::log_dump());
     std::fprintf(stderr, "core log of the failed test:\n%s",
                  fake::log_dump().c_str());
+    std::fprintf(stderr, "ABI calls of the failed test:\n%s",
+                 fake::trace_dump().c_str());
   }
 }
 

@@ -3,6 +3,9 @@
 //
 // SetUp resets the fake shim. TearDown fails the test when it ends with
 //   - live srpt_kzalloc() blocks or live mutexes (a leak),
+//   - live kernel objects of the login path: spinlocks, rings, QPs, command
+//     contexts, work items (or queued work never run), completions,
+//     sessions, listeners, or a cm_id nobody destroyed (fake::leaks()),
 //   - a lock still held,
 //   - bug reports (srpt_report_bug) the test did not take,
 //   - contract violations the fake detected (tests/unit/fake/violation.h),

@@ -19,6 +19,7 @@ srpt_params TargetTest::DefaultParams() {
   p.srp_max_req_size = 8276;
   p.srpt_srq_size = 4095;
   p.srpt_service_guid = 0;
+  p.max_channels_per_nexus = 64;
   return p;
 }
 
@@ -90,16 +91,31 @@ void TargetTest::DropTport(srpt_core_tport* tport) {
 int TargetTest::MakeTpg(srpt_core_tport* tport, const char* name,
                         srpt_core_tpg** out) {
   srpt_core_tpg* t = nullptr;
-  const int ret = srpt_core_tpg_make(tport, name, &t);
+  srpt_k_tpg* ktpg = fake::new_ktpg(name);
+  const int ret = srpt_core_tpg_make(tport, name, ktpg, &t);
   if (ret == 0) {
     EXPECT_NE(nullptr, t);
     tpgs_.push_back(t);
+    ktpgs_.emplace_back(t, ktpg);
     if (out) *out = t;
   }
   return ret;
 }
 
+srpt_k_tpg* TargetTest::KTpg(srpt_core_tpg* tpg) {
+  for (auto& p : ktpgs_)
+    if (p.first == tpg) return p.second;
+  ADD_FAILURE() << "not a TPG the test made";
+  return nullptr;
+}
+
 void TargetTest::DropTpg(srpt_core_tpg* tpg) {
   forget(tpgs_, tpg);
+  for (auto it = ktpgs_.begin(); it != ktpgs_.end(); ++it) {
+    if (it->first == tpg) {
+      ktpgs_.erase(it);
+      break;
+    }
+  }
   srpt_core_tpg_drop(tpg);
 }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <srpt/abi/core.h>
@@ -46,8 +47,11 @@ class TargetTest : public CoreTest {
   void RemoveDevice(srpt_core_device* dev);
   int MakeTport(const char* name, srpt_core_tport** out = nullptr);
   void DropTport(srpt_core_tport* tport);
+  // Each TPG gets its own fake se_portal_group (fake::new_ktpg).
   int MakeTpg(srpt_core_tport* tport, const char* name,
               srpt_core_tpg** out = nullptr);
+  // The fake se_portal_group the TPG was made with.
+  srpt_k_tpg* KTpg(srpt_core_tpg* tpg);
   void DropTpg(srpt_core_tpg* tpg);
 
   bool initialized() const { return initialized_; }
@@ -57,4 +61,5 @@ class TargetTest : public CoreTest {
   std::vector<srpt_core_device*> devices_;
   std::vector<srpt_core_tport*> tports_;
   std::vector<srpt_core_tpg*> tpgs_;
+  std::vector<std::pair<srpt_core_tpg*, srpt_k_tpg*>> ktpgs_;
 };

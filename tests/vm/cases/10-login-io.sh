@@ -23,7 +23,8 @@ log "64 MiB verified"
 # Small and unaligned-length I/O too (immediate data carries writes up to 8 KiB).
 run dd if=/tmp/pattern of="$dev" bs=4k count=16 seek=7 oflag=direct status=none
 run dd if="$dev" of=/tmp/back4k bs=4k count=16 skip=7 iflag=direct status=none
-cmp <(head -c 65536 /tmp/pattern) /tmp/back4k || fail "4 KiB I/O differs"
+head -c 65536 /tmp/pattern >/tmp/pattern4k
+cmp /tmp/pattern4k /tmp/back4k || fail "4 KiB I/O differs"
 
 kmsg_mark "10 logout"
 srp_logout

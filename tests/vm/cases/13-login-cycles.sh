@@ -27,9 +27,10 @@ settle
 avail1=$(meminfo MemAvailable) slab1=$(meminfo Slab)
 log "$CYCLES cycles in $(($(date +%s) - start)) s"
 log "MemAvailable: $avail0 kB -> $avail1 kB; Slab: $slab0 kB -> $slab1 kB"
-# Noise: a few MiB of page cache and per-CPU slab churn; a leak of one
-# channel's buffers per cycle (about 1 MiB) would show as 100 MiB.
-[ $((avail0 - avail1)) -lt 16384 ] || fail "MemAvailable dropped by $((avail0 - avail1)) kB"
+# Noise: up to ~20 MiB of page cache, per-CPU lists and slab churn (seen
+# over 10 cycles); a leak of one channel's buffers per cycle (about 1 MiB of
+# receive ring) shows as 100 MiB over 100 cycles.
+[ $((avail0 - avail1)) -lt 32768 ] || fail "MemAvailable dropped by $((avail0 - avail1)) kB"
 [ $((slab1 - slab0)) -lt 8192 ] || fail "Slab grew by $((slab1 - slab0)) kB"
 srp_cleanup
 srpt_unload || fail "unload failed"

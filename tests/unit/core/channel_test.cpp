@@ -1,0 +1,823 @@
+// SPDX-License-Identifier: GPL-2.0
+// A channel after a successful login (src/core/channel.cpp): requests in,
+// commands through the (fake) target core, responses out, credits, and every
+// way it closes, each through the one release work.
+#include <srpt/abi/fabric.h>
+#include <srpt/core/channel.h>
+#include <srpt/core/target.h>
+
+#include <string>
+
+#include "../harness/login_test.h"
+
+namespace {
+
+using srpt::Channel;
+namespace srp = srpt::srp;
+
+constexpr uint64_t kTagValue = 0xa7a6a5a4a3a2a1a0ull;  // SrpCmd's tag, as the target core reads it
+
+class ChannelTest : public LoginTest {
+ protected:
+  static Channel& Chan(const Outcome& o) { return *static_cast<Channel*>(o.id->context); }
+  static Channel::Snapshot Snap(const Outcome& o) { return Chan(o).snapshot(); }
+
+  srpt_k_cmd* LastSubmitted() {
+    const auto& s = fake::submissions();
+    return s.empty() ? nullptr : s.back().cmd;
+  }
+  // The target core finishes the command with `status` (and `sense`).
+  void Answer(srpt_k_cmd* cmd, uint8_t status, std::vector<uint8_t> sense = {}) {
+    srpt_cmd_result r = cmd->result;
+    r.status = status;
+    fake::set_cmd_result(cmd, r, std::move(sense));
+    EXPECT_EQ(0, srpt_core_cmd_queue_status(fake::cmd_ctx(cmd)));
+  }
+  RspView LastRsp(const Outcome& o) {
+    if (Sent(o).empty()) {
+      ADD_FAILURE() << "nothing sent";
+      return RspView{};
+    }
+    return DecodeRsp(Sent(o).back().bytes);
+  }
+  // Everything of a released channel is gone; the target itself remains.
+  void ExpectAllChannelsReleased() {
+    EXPECT_EQ(0u, fake::live_qps());
+    EXPECT_EQ(0u, fake::live_rings());
+    EXPECT_EQ(0u, fake::live_cmds());
+    EXPECT_EQ(0u, fake::live_sessions());
+    EXPECT_EQ(0u, fake::live_works());
+    EXPECT_EQ(0u, fake::live_completions());
+    EXPECT_EQ(0u, fake::live_spinlocks());
+    EXPECT_EQ(0u, fake::queued_works());
+  }
+  // The release sequence of `o`, in order.
+  void ExpectReleaseSequence(const Outcome& o, const void* qp, const void* sess) {
+    const uint64_t disc = fake::find_call("srpt_k_cm_disconnect", o.id);
+    const uint64_t err = fake::find_call("srpt_k_qp_error", qp, -1, disc);
+    const uint64_t drain = fake::find_call("srpt_k_session_drain", sess, -1, err);
+    const uint64_t remove = fake::find_call("srpt_k_session_remove", sess, -1, drain);
+    const uint64_t qpd = fake::find_call("srpt_k_qp_destroy", qp, -1, remove);
+    const uint64_t cmd = fake::find_call("srpt_k_cm_destroy", o.id, -1, qpd);
+    const uint64_t ring = fake::find_call("srpt_k_ring_destroy", nullptr, -1, cmd);
+    EXPECT_NE(0u, disc);
+    EXPECT_NE(0u, err) << "QP to error after the disconnect\n" << fake::trace_dump();
+    EXPECT_NE(0u, drain) << "session drained after";
+    EXPECT_NE(0u, remove) << "and removed";
+    EXPECT_NE(0u, qpd) << "QP destroyed after";
+    EXPECT_NE(0u, cmd) << "cm_id destroyed after the QP";
+    EXPECT_NE(0u, ring) << "rings freed last";
+    ExpectReleasedByChannel(o);
+  }
+};
+
+}  // namespace
+
+// --- establishment ---------------------------------------------------------------
+
+TEST_F(ChannelTest, EstablishedMakesItLive) {
+  for (srpt_cm_kind kind : {SRPT_CM_IB, SRPT_CM_RDMA}) {
+    LoginReq r = GoodReq(kind);
+    r.flags = srp::kMultiChanMulti;
+    const Outcome o = Login(r);
+    ExpectAccepted(o);
+    EXPECT_EQ(Channel::State::Connecting, Snap(o).state);
+    Establish(o);
+    EXPECT_EQ(Channel::State::Live, Snap(o).state);
+    // IB/CM moves the QP to RTS now; rdma_accept() already did.
+    EXPECT_EQ(kind == SRPT_CM_IB, Qp(o)->ready);
+    Establish(o);  // a second RTU changes nothing
+    EXPECT_EQ(Channel::State::Live, Snap(o).state);
+  }
+}
+
+TEST_F(ChannelTest, RequestsBeforeEstablishedWaitForIt) {
+  const Outcome o = Login(GoodReq(SRPT_CM_IB));
+  ExpectAccepted(o);
+  SrpCmd c;
+  Receive(o, EncodeSrpCmd(c));
+  c.tag = 2;
+  Receive(o, EncodeSrpCmd(c));
+  EXPECT_TRUE(fake::submissions().empty());
+  EXPECT_EQ(2u, Snap(o).waiting);
+  Establish(o);
+  ASSERT_EQ(2u, fake::submissions().size());
+  EXPECT_EQ(kTagValue, fake::submissions()[0].tag) << "in arrival order";
+  EXPECT_EQ(0x0200000000000000ull, fake::submissions()[1].tag);
+  EXPECT_EQ(0u, Snap(o).waiting);
+}
+
+TEST_F(ChannelTest, QpReadyFailingClosesTheChannel) {
+  const Outcome o = Login(GoodReq(SRPT_CM_IB));
+  fake::fail_call(fake::Call::QpReady, -SRPT_EINVAL);
+  Establish(o);
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  RunWorks();
+  ExpectReleasedByChannel(o);
+}
+
+// --- one command, start to finish --------------------------------------------------
+
+TEST_F(ChannelTest, ACommandWithoutDataFromRequestToRelease) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  SrpCmd c;
+  c.cdb = {0x00, 0, 0, 0, 0, 0x7e};
+  c.lun = {0x40, 0x05, 0, 0, 0, 0, 0, 0};  // flat space LUN 5
+  c.task_attr = 2;                         // ORDERED
+  const uint32_t index = Receive(o, EncodeSrpCmd(c));
+
+  ASSERT_EQ(1u, fake::submissions().size());
+  const fake::Submission& s = fake::submissions()[0];
+  EXPECT_EQ(16u, s.cdb.size());
+  EXPECT_EQ(0x7e, s.cdb[5]);
+  EXPECT_EQ(0x4005u, s.lun);
+  EXPECT_EQ(kTagValue, s.tag);
+  EXPECT_EQ(SRPT_DIR_NONE, s.dir);
+  EXPECT_EQ(0u, s.data_len);
+  EXPECT_EQ(SRPT_TASK_ORDERED, s.attr);
+  EXPECT_FALSE(s.has_imm);
+  EXPECT_EQ(fake::sessions()[0], s.sess);
+  EXPECT_EQ(1u, Snap(o).busy_slots);
+  EXPECT_EQ(63u, Qp(o)->recvs.size()) << "the IU stays with the command";
+
+  Answer(s.cmd, 0x00);
+  ASSERT_EQ(1u, Posted(o).size());
+  const fake::PostedSend& rsp = Posted(o).front();
+  EXPECT_EQ(fake::PostedSend::Kind::CmdRsp, rsp.kind);
+  const RspView v = DecodeRsp(rsp.bytes);
+  EXPECT_EQ(0xc1, v.opcode);
+  EXPECT_EQ(0xa0a1a2a3a4a5a6a7ull, v.tag) << "the tag's bytes echoed";
+  EXPECT_EQ(1u, v.req_lim_delta);
+  EXPECT_EQ(0x00, v.status);
+  EXPECT_EQ(0, v.flags);
+  EXPECT_EQ(36u, rsp.bytes.size());
+  // The IU was reposted before the response went out: its credit is real.
+  const uint64_t repost = fake::find_last_call("srpt_k_post_recv", Qp(o), index);
+  EXPECT_NE(0u, repost);
+  EXPECT_LT(repost, rsp.seq) << fake::trace_dump();
+  EXPECT_EQ(64u, Qp(o)->recvs.size());
+
+  // The send completes: the target core's reference goes, the slot is free.
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, s.cmd->frees);
+  EXPECT_EQ(1, s.cmd->releases);
+  EXPECT_LT(fake::find_call("srpt_k_cmd_free", s.cmd),
+            fake::find_call("srpt_core_cmd_release", s.cmd));
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_EQ(0u, fake::active_cmds());
+}
+
+TEST_F(ChannelTest, CheckConditionCarriesTheSense) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  std::vector<uint8_t> sense(18, 0);
+  sense[0] = 0x70;
+  sense[2] = 0x06;  // UNIT ATTENTION
+  sense[12] = 0x29;
+  Answer(LastSubmitted(), 0x02, sense);
+  const RspView v = LastRsp(o);
+  EXPECT_EQ(0x02, v.status);
+  EXPECT_EQ(srp::kRspFlagSnsValid, v.flags);
+  EXPECT_EQ(18u, v.sense_len);
+  EXPECT_EQ(sense, v.sense);
+}
+
+TEST_F(ChannelTest, SenseIsTruncatedToTheResponseBuffer) {
+  ASSERT_EQ(0, srpt_core_tpg_attr_store(tpg_, SRPT_ATTR_MAX_RSP_SIZE, "48", 2));
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  Answer(LastSubmitted(), 0x02, std::vector<uint8_t>(96, 0x5a));
+  const RspView v = LastRsp(o);
+  EXPECT_EQ(12u, v.sense_len) << "48 - 36";
+  EXPECT_EQ(48u, Sent(o).back().bytes.size());
+}
+
+TEST_F(ChannelTest, DataInGoesByRdmaWriteInFrontOfTheResponse) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  SrpCmd c;
+  c.cdb = {0x28};  // READ(10)
+  c.buf_fmt = srp::kDirect;  // data-in
+  c.in_cnt = 1;
+  c.tail = DirectDesc(0x10000, 0x1234, 4096);
+  Receive(o, EncodeSrpCmd(c));
+  ASSERT_EQ(1u, fake::submissions().size());
+  srpt_k_cmd* cmd = LastSubmitted();
+  EXPECT_EQ(SRPT_DIR_READ, fake::submissions()[0].dir);
+  EXPECT_EQ(4096u, fake::submissions()[0].data_len);
+  // The backend read only 1024 bytes.
+  fake::set_cmd_result(cmd, srpt_cmd_result{0, 1, 0, 3072, nullptr, 0, 1024});
+  EXPECT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
+  ASSERT_EQ(1u, Posted(o).size());
+  EXPECT_EQ(1u, Posted(o).front().rdma_wrs) << "one write, chained";
+  ASSERT_EQ(1u, cmd->segs.size());
+  EXPECT_EQ(1024u, cmd->segs[0].len) << "clipped to what the backend moved";
+  EXPECT_EQ(0x10000u, cmd->segs[0].va);
+  EXPECT_EQ(0x1234u, cmd->segs[0].rkey);
+  const RspView v = LastRsp(o);
+  EXPECT_EQ(srp::kRspFlagDiUnder, v.flags);
+  EXPECT_EQ(3072u, v.data_in_res);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, cmd->releases);
+  EXPECT_TRUE(cmd->segs.empty()) << "contexts go with the free";
+}
+
+TEST_F(ChannelTest, DataOutIsReadThenExecuted) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  SrpCmd c;
+  c.cdb = {0x2a};  // WRITE(10)
+  c.buf_fmt = srp::kDirect << 4;  // data-out
+  c.out_cnt = 1;
+  c.tail = DirectDesc(0x20000, 0x99, 512);
+  Receive(o, EncodeSrpCmd(c));
+  srpt_k_cmd* cmd = LastSubmitted();
+  ASSERT_NE(nullptr, cmd);
+  EXPECT_EQ(SRPT_DIR_WRITE, fake::submissions()[0].dir);
+  EXPECT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
+  ASSERT_EQ(1u, Posted(o).size());
+  EXPECT_EQ(fake::PostedSend::Kind::RdmaRead, Posted(o).front().kind);
+  EXPECT_EQ(0, cmd->executes);
+  fake::complete_rdma_read(cmd, true);
+  EXPECT_EQ(1, cmd->executes);
+  Answer(cmd, 0x00);
+  EXPECT_EQ(0x00, LastRsp(o).status);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, cmd->releases);
+}
+
+TEST_F(ChannelTest, AFailedDataOutReadEndsInCheckCondition) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  SrpCmd c;
+  c.buf_fmt = srp::kDirect << 4;
+  c.out_cnt = 1;
+  c.tail = DirectDesc(0x20000, 0x99, 512);
+  Receive(o, EncodeSrpCmd(c));
+  srpt_k_cmd* cmd = LastSubmitted();
+  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
+  fake::complete_rdma_read(cmd, false);
+  EXPECT_EQ(1, cmd->fails);
+  EXPECT_EQ(0, cmd->executes);
+  EXPECT_EQ(0x02, LastRsp(o).status);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, cmd->releases);
+}
+
+TEST_F(ChannelTest, ImmediateDataIsHandedOverAndExecutedAtOnce) {
+  LoginReq r = GoodReq(SRPT_CM_RDMA);
+  r.flags = srp::kImmedRequested;
+  r.imm_off = 68;
+  const Outcome o = Login(r);
+  ExpectAccepted(o);
+  ASSERT_EQ(srp::kRspImmedSupported, Rsp(o).rsp_flags & srp::kRspImmedSupported);
+  Establish(o);
+  SrpCmd c;
+  c.buf_fmt = srp::kImmediate << 4;
+  c.out_cnt = 1;
+  c.tail = {0, 0, 0, 8};                 // struct srp_imm_buf: 8 bytes
+  c.tail.resize(68 - 48, 0);            // up to the offset
+  Append(c.tail, {1, 2, 3, 4, 5, 6, 7, 8});
+  Receive(o, EncodeSrpCmd(c));
+  ASSERT_EQ(1u, fake::submissions().size());
+  const fake::Submission& s = fake::submissions()[0];
+  EXPECT_TRUE(s.has_imm);
+  EXPECT_EQ((std::vector<uint8_t>{1, 2, 3, 4, 5, 6, 7, 8}), s.imm);
+  EXPECT_EQ(8u, s.data_len);
+  EXPECT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(s.cmd)));
+  EXPECT_EQ(1, s.cmd->executes) << "no RDMA read";
+  EXPECT_TRUE(Posted(o).empty());
+  Answer(s.cmd, 0);
+  fake::complete_send(Qp(o));
+}
+
+// --- requests answered without the target core ------------------------------------
+
+TEST_F(ChannelTest, MalformedCommandsGetCheckConditionWithoutSubmit) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  SrpCmd bidi;
+  bidi.buf_fmt = (srp::kDirect << 4) | srp::kDirect;
+  bidi.tail = DirectDesc(1, 2, 3);
+  SrpCmd imm;  // immediate data on a channel that did not negotiate it
+  imm.buf_fmt = srp::kImmediate << 4;
+  imm.tail = {0, 0, 0, 4, 1, 2, 3, 4};
+  Bytes truncated = EncodeSrpCmd(SrpCmd{});
+  truncated.resize(40);
+  for (const Bytes& iu : {truncated, EncodeSrpCmd(bidi), EncodeSrpCmd(imm)}) {
+    const size_t sent = Sent(o).size();
+    const uint32_t index = Receive(o, iu);
+    ASSERT_EQ(sent + 1, Sent(o).size());
+    const fake::PostedSend& s = Sent(o).back();
+    EXPECT_EQ(fake::PostedSend::Kind::Send, s.kind) << "not through the target core";
+    const RspView v = DecodeRsp(s.bytes);
+    EXPECT_EQ(0xc1, v.opcode);
+    EXPECT_EQ(0x02, v.status);
+    EXPECT_EQ(1u, v.req_lim_delta);
+    ASSERT_EQ(18u, v.sense.size());
+    EXPECT_EQ(0x05, v.sense[2]) << "ILLEGAL REQUEST";
+    EXPECT_EQ(0x24, v.sense[12]) << "INVALID FIELD IN CDB";
+    EXPECT_LT(fake::find_last_call("srpt_k_post_recv", Qp(o), index), s.seq);
+    fake::complete_send(Qp(o));
+  }
+  EXPECT_EQ(0xa0a1a2a3a4a5a6a7ull, DecodeRsp(Sent(o)[0].bytes).tag)
+      << "a truncated IU still has its tag";
+  EXPECT_TRUE(fake::submissions().empty());
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "bidirectional")) << fake::log_dump();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "immediate data not negotiated"));
+}
+
+TEST_F(ChannelTest, TaskManagementIsAnsweredNotSupported) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  Receive(o, SimpleIu(srp::kTskMgmt, 0x55, 48));
+  const RspView v = LastRsp(o);
+  EXPECT_EQ(0x55u, v.tag);
+  EXPECT_EQ(srp::kRspFlagRspValid, v.flags);
+  EXPECT_EQ(4u, v.resp_len);
+  EXPECT_EQ((Bytes{0, 0, 0, 4}), v.resp_data);
+  EXPECT_EQ(0, v.status);
+  EXPECT_TRUE(fake::submissions().empty());
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+}
+
+// --- credits --------------------------------------------------------------------------
+
+TEST_F(ChannelTest, CreditsAddUp) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  int64_t credits = Rsp(o).req_lim_delta;  // what the initiator holds
+  size_t seen = 0;
+  auto collect = [&] {
+    for (; seen < Sent(o).size(); seen++) credits += DecodeRsp(Sent(o)[seen].bytes).req_lim_delta;
+  };
+  auto request = [&](const Bytes& iu) {
+    ASSERT_GT(credits, 0) << "the initiator would have no credit for it";
+    credits--;
+    Receive(o, iu);
+    collect();
+    EXPECT_EQ(credits, static_cast<int64_t>(Snap(o).req_lim));
+  };
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < 40; i++) {
+      SrpCmd c;
+      c.tag = static_cast<uint64_t>(round * 100 + i);
+      request(EncodeSrpCmd(c));
+    }
+    // Unknown opcodes take a credit and answer nothing; it comes back with
+    // the next response.
+    request(SimpleIu(0x7f, 1));
+    request(SimpleIu(0x7f, 2));
+    // The target core answers every command of this round.
+    std::vector<srpt_k_cmd*> pending;
+    for (size_t i = static_cast<size_t>(round) * 40; i < fake::submissions().size(); i++)
+      pending.push_back(fake::submissions()[i].cmd);
+    ASSERT_EQ(40u, pending.size());
+    for (size_t i = 0; i < pending.size(); i++) {
+      Answer(pending[i], 0);
+      collect();
+      if (i == 0) {
+        EXPECT_EQ(3u, DecodeRsp(Sent(o).back().bytes).req_lim_delta)
+            << "1 + the two unknown IUs' credits";
+      }
+      EXPECT_EQ(credits, static_cast<int64_t>(Snap(o).req_lim));
+    }
+    while (!Posted(o).empty()) fake::complete_send(Qp(o));
+    EXPECT_EQ(64, credits) << "every credit came back";
+  }
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "unknown opcode 0x7f"));
+}
+
+TEST_F(ChannelTest, InitiatorResponsesTakeNoCredit) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  Receive(o, SimpleIu(srp::kCredRsp, 1));
+  Receive(o, SimpleIu(srp::kAerRsp, 2));
+  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(64u, Qp(o)->recvs.size()) << "both reposted";
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  Answer(LastSubmitted(), 0);
+  EXPECT_EQ(1u, LastRsp(o).req_lim_delta) << "nothing owed";
+  fake::complete_send(Qp(o));
+}
+
+TEST_F(ChannelTest, ACommandWaitsForASlotWhileResponsesAreInFlight) {
+  ASSERT_EQ(0, srpt_core_tpg_attr_store(tpg_, SRPT_ATTR_SQ_SIZE, "4", 1));
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  ASSERT_EQ(4u, Rsp(o).req_lim_delta);
+  for (uint64_t t = 0; t < 4; t++) {
+    SrpCmd c;
+    c.tag = t;
+    Receive(o, EncodeSrpCmd(c));
+  }
+  EXPECT_EQ(4u, Snap(o).busy_slots);
+  Answer(fake::submissions()[0].cmd, 0);  // one credit back, its send in flight
+  SrpCmd fifth;
+  fifth.tag = 5;
+  Receive(o, EncodeSrpCmd(fifth));
+  EXPECT_EQ(4u, fake::submissions().size()) << "no free slot yet";
+  EXPECT_EQ(1u, Snap(o).waiting);
+  fake::complete_send(Qp(o));
+  ASSERT_EQ(5u, fake::submissions().size()) << "the completion freed a slot";
+  EXPECT_EQ(0x0500000000000000ull, fake::submissions()[4].tag);
+  EXPECT_EQ(0u, Snap(o).waiting);
+}
+
+// --- queue errors ------------------------------------------------------------------------
+
+TEST_F(ChannelTest, AReceiveErrorClosesTheChannel) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  fake::fail_recv(Qp(o));
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "work request failed"));
+}
+
+TEST_F(ChannelTest, ASendErrorClosesTheChannelAndFreesTheCommand) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  srpt_k_cmd* cmd = LastSubmitted();
+  Answer(cmd, 0);
+  fake::complete_send(Qp(o), 0, false);
+  EXPECT_EQ(1, cmd->releases);
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  RunWorks();
+  ExpectReleasedByChannel(o);
+}
+
+TEST_F(ChannelTest, APostSendFailureEndsTheCommandAndTheChannel) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  srpt_k_cmd* cmd = LastSubmitted();
+  fake::fail_call(fake::Call::CmdSendRsp, -SRPT_ENOMEM);
+  Answer(cmd, 0);
+  EXPECT_EQ(1, cmd->releases) << "no completion will come for it";
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  // A refusal's plain send failing too.
+  RunWorks();
+  ExpectReleasedByChannel(o);
+}
+
+TEST_F(ChannelTest, ARefusalWhoseSendFailsFreesItsSlot) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  fake::fail_call(fake::Call::PostSend, -SRPT_ENOMEM);
+  Bytes truncated = EncodeSrpCmd(SrpCmd{});
+  truncated.resize(20);
+  Receive(o, truncated);
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+}
+
+// --- closing ------------------------------------------------------------------------------
+
+TEST_F(ChannelTest, LogoutReleasesEverythingInOrder) {
+  for (srpt_cm_kind kind : {SRPT_CM_IB, SRPT_CM_RDMA}) {
+    SCOPED_TRACE(kind == SRPT_CM_IB ? "IB/CM" : "RDMA/CM");
+    fake::reset_trace();
+    const Outcome o = LiveChannel(kind);
+    srpt_k_qp* qp = Qp(o);
+    srpt_k_session* sess = fake::sessions().back();
+    Receive(o, SimpleIu(srp::kILogout, 9));
+    EXPECT_TRUE(Sent(o).empty()) << "no response to a logout";
+    EXPECT_EQ(0, o.id->destroys());
+    EXPECT_EQ(1u, fake::queued_works());
+    RunWorks();
+    ExpectReleaseSequence(o, qp, sess);
+    EXPECT_EQ(std::vector<int>{0}, o.id->disconnects);
+    ExpectAllChannelsReleased();
+    EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "SRP_I_LOGOUT")) << fake::log_dump();
+  }
+}
+
+TEST_F(ChannelTest, DreqClosesWithAReply) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  fake::cm_event(o.id, SRPT_CM_EV_DISCONNECT);
+  RunWorks();
+  EXPECT_EQ(std::vector<int>{1}, o.id->disconnects) << "a DREP";
+  ExpectReleasedByChannel(o);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "initiator disconnected"));
+}
+
+TEST_F(ChannelTest, EveryCmEventThatEndsTheConnectionReleases) {
+  for (srpt_cm_event ev : {SRPT_CM_EV_DISCONNECT, SRPT_CM_EV_DREP,
+                           SRPT_CM_EV_TIMEWAIT_EXIT, SRPT_CM_EV_REJECTED,
+                           SRPT_CM_EV_ERROR, SRPT_CM_EV_DEVICE_REMOVAL}) {
+    SCOPED_TRACE(static_cast<int>(ev));
+    const Outcome o = Login(GoodReq(SRPT_CM_RDMA));  // not even established
+    fake::cm_event(o.id, ev);
+    fake::cm_event(o.id, ev);  // twice: still one release
+    EXPECT_EQ(1u, fake::queued_works());
+    RunWorks();
+    ExpectReleasedByChannel(o);
+  }
+  ExpectAllChannelsReleased();
+}
+
+TEST_F(ChannelTest, AFailingDisconnectDoesNotStopTheRelease) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  fake::fail_call(fake::Call::CmDisconnect, -SRPT_EINVAL);
+  Receive(o, SimpleIu(srp::kILogout, 1));
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+}
+
+TEST_F(ChannelTest, CommandsInFlightAreFinishedByTheRelease) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  for (uint64_t t = 0; t < 3; t++) {
+    SrpCmd c;
+    c.tag = t;
+    Receive(o, EncodeSrpCmd(c));
+  }
+  Answer(fake::submissions()[0].cmd, 0);  // its response is posted
+  SrpCmd w;  // a data-out command whose RDMA read is posted
+  w.buf_fmt = srp::kDirect << 4;
+  w.out_cnt = 1;
+  w.tail = DirectDesc(1, 2, 512);
+  Receive(o, EncodeSrpCmd(w));
+  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(LastSubmitted())));
+  fake::cm_event(o.id, SRPT_CM_EV_DISCONNECT);
+  RunWorks();
+  for (const fake::Submission& s : fake::submissions())
+    EXPECT_EQ(1, s.cmd->releases);
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+}
+
+TEST_F(ChannelTest, RequestsArrivingWhileClosingAreDropped) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  fake::cm_event(o.id, SRPT_CM_EV_DISCONNECT);
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_TRUE(fake::submissions().empty());
+  RunWorks();
+  ExpectReleasedByChannel(o);
+}
+
+TEST_F(ChannelTest, SessionClosedByTheTargetCoreReleases) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  fake::close_session(fake::sessions()[0]);
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "session closed by the target core"));
+}
+
+TEST_F(ChannelTest, TpgDisableReleasesItsChannelsBeforeReturning) {
+  const Outcome a = LiveChannel(SRPT_CM_IB);
+  LoginReq r = GoodReq(SRPT_CM_RDMA);
+  r.flags = srp::kMultiChanMulti;
+  const Outcome b = Login(r);
+  Receive(a, EncodeSrpCmd(SrpCmd{}));  // one command in flight
+  ASSERT_EQ(0, srpt_core_tpg_enable(tpg_, 0));
+  ExpectReleasedByChannel(a);
+  ExpectReleasedByChannel(b);
+  ExpectAllChannelsReleased();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "TPG disabled"));
+}
+
+TEST_F(ChannelTest, TpgDropReleasesItsChannelsBeforeReturning) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  DropTpg(tpg_);
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+}
+
+TEST_F(ChannelTest, TpgDisableWaitsForAChannelAlreadyClosing) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  fake::cm_event(o.id, SRPT_CM_EV_DISCONNECT);
+  ASSERT_EQ(1u, fake::queued_works());
+  ASSERT_EQ(0, srpt_core_tpg_enable(tpg_, 0));
+  ExpectReleasedByChannel(o);
+  EXPECT_EQ(0u, fake::queued_works());
+}
+
+TEST_F(ChannelTest, DeviceRemovalReleasesItsChannels) {
+  const Outcome a = LiveChannel(SRPT_CM_IB);
+  LoginReq r = GoodReq(SRPT_CM_RDMA);
+  r.flags = srp::kMultiChanMulti;
+  const Outcome b = Login(r);
+  RemoveDevice(cdev_);
+  ExpectReleasedByChannel(a);
+  ExpectReleasedByChannel(b);
+  ExpectAllChannelsReleased();
+  EXPECT_EQ(0u, fake::live_listeners()) << "the IB/CM listener went too";
+}
+
+TEST_F(ChannelTest, ShowChannelsOfAClosingChannel) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  fake::cm_event(o.id, SRPT_CM_EV_DISCONNECT);
+  srpt_k_seq seq;
+  srpt_core_show_channels(&seq);
+  EXPECT_NE(std::string::npos, seq.text.find(" closing mlx5_0/1 64 64 1 0 63 "))
+      << seq.text;
+  RunWorks();
+  srpt_k_seq after;
+  srpt_core_show_channels(&after);
+  EXPECT_EQ(std::string::npos, after.text.find(kInitiatorId0x)) << after.text;
+}
+
+// --- module unload ------------------------------------------------------------------------
+
+TEST_F(ChannelTest, ShutdownReleasesEveryChannelAndTheListener) {
+  // srpt_core_exit() is only called once every device is gone (and with it
+  // every channel), so Target::shutdown() is driven directly here, on a
+  // Target of the test's own with live channels and an RDMA/CM listener.
+  srpt_params raw = DefaultParams();
+  srpt::Result<srpt::Params> params = srpt::Params::from_module(raw);
+  ASSERT_TRUE(params.ok());
+  srpt::Result<srpt::Own<srpt::Target>> made = srpt::Target::create(params.value());
+  ASSERT_TRUE(made.ok());
+  srpt::Own<srpt::Target> target = std::move(made).value();
+  FakeDevice dev("rxe0", 0x1234567800000001ull);
+  dev.AddPort(MakeGid(kSubnetPrefix, 0x1234567800000002ull), SRPT_LINK_ETHERNET);
+  const srpt_device_desc desc = dev.desc();
+  srpt::Result<srpt::Device*> d = target->add_device(dev.kdev(), desc);
+  ASSERT_TRUE(d.ok());
+  srpt::Result<srpt::TargetPort*> tp = target->make_tport("1234:5678:0000:0002");
+  ASSERT_TRUE(tp.ok());
+  srpt_k_tpg* ktpg = fake::new_ktpg("1");
+  srpt::Result<srpt::Tpg*> tpg = target->make_tpg(*tp.value(), "1", ktpg);
+  ASSERT_TRUE(tpg.ok());
+  ASSERT_TRUE(target->enable_tpg(*tpg.value(), true).ok());
+  fake::allow_initiator(ktpg, kInitiatorAddr);
+  const size_t listeners = fake::live_listeners();  // the fixture's, and ours
+  ASSERT_TRUE(target->set_rdma_cm_port("5555").ok());
+  ASSERT_EQ(listeners + 1, fake::live_listeners());
+
+  std::vector<fake::CmId*> ids;
+  for (int i = 0; i < 3; i++) {
+    LoginReq r = GoodReq(SRPT_CM_RDMA);
+    r.t_port_id = MakeId(0x1234567800000001ull, 0x1234567800000001ull);
+    r.flags = srp::kMultiChanMulti;
+    const Bytes priv = EncodeLoginReq(r);
+    fake::CmId* id = fake::new_cm_id(SRPT_CM_RDMA);
+    srpt_login_event ev{SRPT_CM_RDMA, id, dev.kdev(), 1, 0xffff, priv.data(),
+                        priv.size(), kInitiatorAddr};
+    id->in_callback++;  // the CM core's REQ callback, by hand
+    const int ret = target->login(ev).to_kernel();
+    id->in_callback--;
+    ASSERT_EQ(0, ret) << fake::log_dump();
+    ids.push_back(id);
+  }
+  fake::cm_event(ids[0], SRPT_CM_EV_ESTABLISHED);
+  fake::cm_event(ids[1], SRPT_CM_EV_DISCONNECT);  // already closing
+
+  target->shutdown();
+  for (fake::CmId* id : ids) {
+    EXPECT_EQ(1, id->channel_destroys);
+    EXPECT_EQ(0, id->caller_destroys);
+  }
+  EXPECT_EQ(listeners, fake::live_listeners()) << "the RDMA/CM listener is gone";
+  EXPECT_EQ(0u, target->rdma_cm_port());
+  ExpectAllChannelsReleased();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "module unload"));
+
+  target->drop_tpg(tpg.value());
+  target->drop_tport(tp.value());
+  target->remove_device(d.value());
+  target.reset();
+}
+
+TEST_F(ChannelTest, ExitAfterTheDevicesWentDestroysTheListener) {
+  ASSERT_EQ(0, srpt_core_rdma_cm_port_store("5555", 4));
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  DropTpg(tpg_);
+  DropTport(tport_);
+  RemoveDevice(cdev_);
+  ExpectReleasedByChannel(o);
+  ASSERT_EQ(1u, fake::live_listeners());
+  ExitCore();
+  EXPECT_EQ(0u, fake::live_listeners());
+}
+
+// --- CM events racing the release ---------------------------------------------------------
+
+TEST_F(ChannelTest, AnRtuArrivingWhileTheReleaseDestroysTheQpIsIgnored) {
+  // An IB/CM channel closed before its RTU: the DREQ cannot be sent yet (the
+  // CM is still in REP_SENT), so the RTU may still arrive, on the CM's
+  // thread, while the release work is tearing the channel down.
+  const Outcome o = Login(GoodReq(SRPT_CM_IB));
+  ExpectAccepted(o);
+  fake::close_session(fake::sessions()[0]);
+  fake::on_next_call("srpt_k_qp_destroy", [&] { Establish(o); });
+  RunWorks();
+  EXPECT_EQ(0u, fake::count_calls("srpt_k_qp_ready"))
+      << "a closing channel never touches its QP from a CM event";
+  ExpectReleasedByChannel(o);
+}
+
+TEST_F(ChannelTest, AnRtuAfterTheCloseDoesNotMakeTheChannelLive) {
+  const Outcome o = Login(GoodReq(SRPT_CM_IB));
+  fake::cm_event(o.id, SRPT_CM_EV_ERROR);
+  Establish(o);
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  EXPECT_EQ(0u, fake::count_calls("srpt_k_qp_ready"));
+  RunWorks();
+  ExpectReleasedByChannel(o);
+}
+
+// --- more of the data path ------------------------------------------------------------------
+
+TEST_F(ChannelTest, AnAbortedCommandGivesItsIuAndCreditBack) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_EQ(63u, Qp(o)->recvs.size());
+  fake::target_core_aborts(LastSubmitted());
+  EXPECT_EQ(64u, Qp(o)->recvs.size()) << "reposted at release";
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_EQ(63u, Snap(o).req_lim) << "its credit is owed";
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  Answer(LastSubmitted(), 0);
+  EXPECT_EQ(2u, LastRsp(o).req_lim_delta) << "and comes back with the next response";
+  EXPECT_EQ(64u, Snap(o).req_lim);
+  fake::complete_send(Qp(o));
+}
+
+TEST_F(ChannelTest, DataInRetriesWhenTheSendQueueIsFull) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  SrpCmd c;
+  c.buf_fmt = srp::kDirect;
+  c.in_cnt = 1;
+  c.tail = DirectDesc(0x1000, 1, 4096);
+  Receive(o, EncodeSrpCmd(c));
+  srpt_k_cmd* cmd = LastSubmitted();
+  fake::fail_call(fake::Call::CmdRdmaPrepare, -SRPT_ENOMEM);
+  EXPECT_EQ(-SRPT_ENOMEM, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
+  EXPECT_TRUE(Posted(o).empty());
+  EXPECT_EQ(63u, Qp(o)->recvs.size()) << "no response, no repost";
+  EXPECT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));  // the retry
+  ASSERT_EQ(1u, Posted(o).size());
+  EXPECT_EQ(1u, LastRsp(o).req_lim_delta);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, cmd->releases);
+}
+
+TEST_F(ChannelTest, WritePendingRetriesWhenTheReadsCannotBePosted) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  SrpCmd c;
+  c.buf_fmt = srp::kDirect << 4;
+  c.out_cnt = 1;
+  c.tail = DirectDesc(0x1000, 1, 4096);
+  Receive(o, EncodeSrpCmd(c));
+  srpt_k_cmd* cmd = LastSubmitted();
+  fake::fail_call(fake::Call::CmdRdmaRead, -SRPT_ENOMEM);
+  EXPECT_EQ(-SRPT_ENOMEM, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
+  EXPECT_TRUE(cmd->segs.empty()) << "the contexts were dropped again";
+  fake::fail_call(fake::Call::CmdRdmaPrepare, -SRPT_ENOMEM);
+  EXPECT_EQ(-SRPT_ENOMEM, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
+  EXPECT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
+  fake::complete_rdma_read(cmd);
+  Answer(cmd, 0);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, cmd->releases);
+}
+
+TEST_F(ChannelTest, IndirectSegmentsAreClippedToWhatTheBackendMoved) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  SrpCmd c;
+  c.buf_fmt = srp::kIndirect;
+  c.in_cnt = 3;
+  c.tail = IndirectHeader(0x9000, 7, 48, 1536);
+  for (uint32_t i = 0; i < 3; i++) Append(c.tail, DirectDesc(0x1000 * (i + 1), 10 + i, 512));
+  Receive(o, EncodeSrpCmd(c));
+  srpt_k_cmd* cmd = LastSubmitted();
+  EXPECT_EQ(1536u, fake::submissions().back().data_len);
+  fake::set_cmd_result(cmd, srpt_cmd_result{0, 1, 0, 836, nullptr, 0, 700});
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
+  ASSERT_EQ(2u, cmd->segs.size());
+  EXPECT_EQ(512u, cmd->segs[0].len);
+  EXPECT_EQ(188u, cmd->segs[1].len);
+  EXPECT_EQ(0x2000u, cmd->segs[1].va);
+  EXPECT_EQ(11u, cmd->segs[1].rkey);
+  EXPECT_EQ(2u, Posted(o).front().rdma_wrs);
+  EXPECT_EQ(836u, LastRsp(o).data_in_res);
+  fake::complete_send(Qp(o));
+}
+
+TEST_F(ChannelTest, DataInWithNoDataIsJustTheResponse) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  SrpCmd c;
+  c.buf_fmt = srp::kDirect;
+  c.in_cnt = 1;
+  c.tail = DirectDesc(0x1000, 1, 4096);
+  Receive(o, EncodeSrpCmd(c));
+  srpt_k_cmd* cmd = LastSubmitted();
+  fake::set_cmd_result(cmd, srpt_cmd_result{0, 1, 0, 4096, nullptr, 0, 0});
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
+  EXPECT_EQ(0u, fake::count_calls("srpt_k_cmd_rdma_prepare"));
+  EXPECT_EQ(0u, Posted(o).front().rdma_wrs);
+  fake::complete_send(Qp(o));
+}
+
+TEST_F(ChannelTest, AReleaseWithAbortedAndAnsweredCommandsLeavesNothing) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  for (uint64_t t = 0; t < 4; t++) {
+    SrpCmd c;
+    c.tag = t;
+    Receive(o, EncodeSrpCmd(c));
+  }
+  fake::target_core_aborts(fake::submissions()[0].cmd);
+  Answer(fake::submissions()[1].cmd, 0);
+  Receive(o, SimpleIu(srp::kTskMgmt, 7, 48));  // a refusal's send in flight
+  Receive(o, SimpleIu(srp::kILogout, 8));
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+}

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cmd.h"
+
+#include <algorithm>
+
+#include "fault.h"
+#include "lock.h"
+#include "queue.h"
+#include "session.h"
+#include "thread.h"
+#include "trace.h"
+#include "violation.h"
+
+namespace fake {
+namespace {
+
+// Invariant: `cmds` holds exactly the live command contexts, in creation
+// order; `active` of each is true from submit to release.
+struct CmdState {
+  std::vector<srpt_k_cmd*> cmds;
+  std::vector<Submission> submissions;
+  int next_serial = 1;
+};
+
+CmdState& state() {
+  static CmdState* s = new CmdState;  // never destroyed: outlives exit-time leak checks
+  return *s;
+}
+
+std::vector<void*>& graveyard() {
+  static std::vector<void*>* g = new std::vector<void*>;
+  return *g;
+}
+
+bool live_cmd(const srpt_k_cmd* cmd, const char* op) {
+  const auto& v = state().cmds;
+  if (std::find(v.begin(), v.end(), cmd) != v.end()) return true;
+  record_violation("%s(%p): not a live command", op, static_cast<const void*>(cmd));
+  return false;
+}
+
+bool check_active(const srpt_k_cmd* cmd, const char* op) {
+  if (cmd->active) return true;
+  record_violation("%s(command #%d): the target core does not hold this command",
+                   op, cmd->serial);
+  return false;
+}
+
+bool posted_on_qp(const srpt_k_cmd* cmd) {
+  for (const PostedSend& s : cmd->qp->sends)
+    if (s.cmd == cmd) return true;
+  return false;
+}
+
+// The target core answers with queue_status (a refusal or a failure).
+void target_core_answers(srpt_k_cmd* cmd, uint8_t status) {
+  cmd->result = srpt_cmd_result{};
+  cmd->result.status = status;
+  if (status == 0x02) {  // CHECK CONDITION: ABORTED COMMAND
+    cmd->sense.assign(18, 0);
+    cmd->sense[0] = 0x70;
+    cmd->sense[2] = 0x0b;
+    cmd->sense[7] = 10;
+    cmd->result.sense = cmd->sense.data();
+    cmd->result.sense_len = static_cast<uint32_t>(cmd->sense.size());
+  }
+  cmd->phase = srpt_k_cmd::Phase::Executing;
+  srpt_core_cmd_queue_status(cmd->ctx);
+}
+
+void drop_contexts(srpt_k_cmd* cmd) {
+  cmd->segs.clear();
+  cmd->wrs = 0;
+  cmd->rw_dir = SRPT_DIR_NONE;
+}
+
+}  // namespace
+
+const std::vector<Submission>& submissions() { return state().submissions; }
+
+void* cmd_ctx(const srpt_k_cmd* cmd) { return cmd->ctx; }
+
+void set_cmd_result(srpt_k_cmd* cmd, const srpt_cmd_result& r,
+                    std::vector<uint8_t> sense) {
+  cmd->result = r;
+  cmd->sense = std::move(sense);
+  cmd->result.sense = cmd->sense.empty() ? nullptr : cmd->sense.data();
+  cmd->result.sense_len = static_cast<uint32_t>(cmd->sense.size());
+}
+
+void complete_rdma_read(srpt_k_cmd* cmd, bool ok) {
+  if (!live_cmd(cmd, "complete_rdma_read")) return;
+  srpt_k_qp* qp = cmd->qp;
+  for (size_t i = 0; i < qp->sends.size(); i++) {
+    if (qp->sends[i].cmd == cmd && qp->sends[i].kind == PostedSend::Kind::RdmaRead) {
+      complete_send(qp, i, ok);
+      return;
+    }
+  }
+  record_violation("complete_rdma_read(command #%d): no RDMA read is posted",
+                   cmd->serial);
+}
+
+void target_core_aborts(srpt_k_cmd* cmd) {
+  if (!live_cmd(cmd, "target_core_aborts") || !check_active(cmd, "target_core_aborts"))
+    return;
+  if (posted_on_qp(cmd))
+    record_violation("target_core_aborts(command #%d): its response or RDMA "
+                     "reads are posted; the target core waits for those",
+                     cmd->serial);
+  OtherThread target_core;
+  trace("target_core_aborts", cmd);
+  srpt_core_cmd_aborted(cmd->ctx);
+  drop_contexts(cmd);
+  cmd->active = false;
+  cmd->phase = srpt_k_cmd::Phase::Idle;
+  cmd->releases++;
+  cmd->sess->active_cmds--;
+  trace("srpt_core_cmd_release", cmd);
+  srpt_core_cmd_release(cmd->ctx);
+}
+
+size_t live_cmds() { return state().cmds.size(); }
+size_t active_cmds() {
+  size_t n = 0;
+  for (const srpt_k_cmd* c : state().cmds) n += c->active;
+  return n;
+}
+
+void cmd_rdma_read_completed(srpt_k_cmd* cmd, bool ok) {
+  // The shim unmaps before it tells the core.
+  fake::drop_contexts(cmd);
+  cmd->phase = srpt_k_cmd::Phase::Submitted;
+  srpt_core_cmd_rdma_done(cmd->ctx, ok ? 1 : 0);
+}
+
+bool finish_one_cmd_of(srpt_k_session* sess) {
+  for (srpt_k_cmd* c : state().cmds) {
+    if (!c->active || c->sess != sess) continue;
+    if (c->phase != srpt_k_cmd::Phase::Submitted &&
+        c->phase != srpt_k_cmd::Phase::Executing)
+      continue;
+    OtherThread backend;
+    trace("backend_completes", c);
+    c->phase = srpt_k_cmd::Phase::Executing;
+    srpt_core_cmd_queue_status(c->ctx);
+    return true;
+  }
+  return false;
+}
+
+std::vector<std::string> cmd_leaks() {
+  std::vector<std::string> out;
+  for (const srpt_k_cmd* c : state().cmds)
+    out.push_back("command context #" + std::to_string(c->serial) +
+                  " was never destroyed");
+  return out;
+}
+
+void reset_cmd() {
+  CmdState& s = state();
+  for (srpt_k_cmd* c : s.cmds) graveyard().push_back(c);
+  s = CmdState{};
+}
+
+}  // namespace fake
+
+using fake::PostedSend;
+
+extern "C" int srpt_k_cmd_create(srpt_k_qp* qp, uint32_t port_num, void* ctx,
+                                 srpt_k_cmd** out) noexcept {
+  fake::might_sleep("srpt_k_cmd_create");
+  fake::trace("srpt_k_cmd_create", qp);
+  if (qp == nullptr) {
+    fake::record_violation("srpt_k_cmd_create: no QP");
+    return -SRPT_EINVAL;
+  }
+  if (int err = fake::creation_error(fake::Call::CmdCreate)) return err;
+  srpt_k_cmd* c = new srpt_k_cmd{};
+  c->qp = qp;
+  c->port_num = port_num;
+  c->ctx = ctx;
+  c->serial = fake::state().next_serial++;
+  fake::state().cmds.push_back(c);
+  *out = c;
+  return 0;
+}
+
+extern "C" void srpt_k_cmd_destroy(srpt_k_cmd* cmd) noexcept {
+  if (cmd == nullptr) return;
+  fake::trace("srpt_k_cmd_destroy", cmd);
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_destroy")) return;
+  if (cmd->active)
+    fake::record_violation("srpt_k_cmd_destroy(command #%d): the target core "
+                           "still holds it", cmd->serial);
+  if (cmd->wrs != 0 || !cmd->segs.empty())
+    fake::record_violation("srpt_k_cmd_destroy(command #%d): RDMA contexts left",
+                           cmd->serial);
+  auto& v = fake::state().cmds;
+  v.erase(std::find(v.begin(), v.end(), cmd));
+  fake::graveyard().push_back(cmd);  // posted work may still name it
+}
+
+extern "C" void srpt_k_cmd_submit(srpt_k_cmd* cmd, srpt_k_session* sess,
+                                  const srpt_cmd_submit* s) noexcept {
+  fake::might_sleep("srpt_k_cmd_submit");
+  fake::trace("srpt_k_cmd_submit", cmd, static_cast<int64_t>(s->tag));
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_submit")) return;
+  if (cmd->active) {
+    fake::record_violation("srpt_k_cmd_submit(command #%d): its previous command "
+                           "was not released", cmd->serial);
+    return;
+  }
+  const auto all = fake::sessions();
+  if (std::find(all.begin(), all.end(), sess) == all.end()) {
+    fake::record_violation("srpt_k_cmd_submit(command #%d): %p is not a live "
+                           "session", cmd->serial, static_cast<void*>(sess));
+    return;
+  }
+  fake::Submission sub{};
+  sub.cmd = cmd;
+  sub.sess = sess;
+  if (s->cdb != nullptr) sub.cdb.assign(s->cdb, s->cdb + s->cdb_len);
+  sub.lun = s->lun;
+  sub.tag = s->tag;
+  sub.data_len = s->data_len;
+  sub.dir = s->dir;
+  sub.attr = s->attr;
+  sub.has_imm = s->imm != nullptr;
+  if (s->imm != nullptr) sub.imm.assign(s->imm, s->imm + s->imm_len);
+  fake::state().submissions.push_back(sub);
+
+  cmd->active = true;
+  cmd->sess = sess;
+  cmd->submits++;
+  cmd->phase = srpt_k_cmd::Phase::Submitted;
+  fake::drop_contexts(cmd);
+  fake::set_cmd_result(cmd, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, s->data_len});
+  sess->active_cmds++;
+  if (sess->stopped) fake::target_core_answers(cmd, 0x08);  // target_send_busy
+}
+
+extern "C" void srpt_k_cmd_execute(srpt_k_cmd* cmd) noexcept {
+  fake::trace("srpt_k_cmd_execute", cmd);
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_execute") ||
+      !fake::check_active(cmd, "srpt_k_cmd_execute"))
+    return;
+  cmd->executes++;
+  cmd->phase = srpt_k_cmd::Phase::Executing;
+}
+
+extern "C" void srpt_k_cmd_fail(srpt_k_cmd* cmd) noexcept {
+  fake::trace("srpt_k_cmd_fail", cmd);
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_fail") ||
+      !fake::check_active(cmd, "srpt_k_cmd_fail"))
+    return;
+  cmd->fails++;
+  fake::target_core_answers(cmd, 0x02);
+}
+
+extern "C" void srpt_k_cmd_free(srpt_k_cmd* cmd) noexcept {
+  fake::trace("srpt_k_cmd_free", cmd);
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_free") ||
+      !fake::check_active(cmd, "srpt_k_cmd_free"))
+    return;
+  if (fake::posted_on_qp(cmd))
+    fake::record_violation("srpt_k_cmd_free(command #%d): its response or RDMA "
+                           "reads are still posted", cmd->serial);
+  cmd->frees++;
+  fake::drop_contexts(cmd);
+  // The last reference: release_cmd, right away.
+  cmd->active = false;
+  cmd->phase = srpt_k_cmd::Phase::Idle;
+  cmd->releases++;
+  cmd->sess->active_cmds--;
+  fake::trace("srpt_core_cmd_release", cmd);
+  srpt_core_cmd_release(cmd->ctx);
+}
+
+extern "C" int srpt_k_cmd_rdma_prepare(srpt_k_cmd* cmd, srpt_data_dir dir,
+                                       const srpt_rdma_seg* segs,
+                                       uint32_t count) noexcept {
+  fake::trace("srpt_k_cmd_rdma_prepare", cmd, count);
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_rdma_prepare") ||
+      !fake::check_active(cmd, "srpt_k_cmd_rdma_prepare"))
+    return -SRPT_EINVAL;
+  if (!cmd->segs.empty())
+    fake::record_violation("srpt_k_cmd_rdma_prepare(command #%d): contexts are "
+                           "already prepared", cmd->serial);
+  if (dir != SRPT_DIR_READ && dir != SRPT_DIR_WRITE) return -SRPT_EINVAL;
+  if (count > SRPT_K_MAX_RDMA_SEGS) return -SRPT_EINVAL;
+  uint64_t total = 0;
+  for (uint32_t i = 0; i < count; i++) total += segs[i].len;
+  if (total > cmd->result.data_len) return -SRPT_EINVAL;
+  if (int err = fake::injected_call_error(fake::Call::CmdRdmaPrepare)) return err;
+  cmd->segs.clear();
+  cmd->wrs = 0;
+  for (uint32_t i = 0; i < count; i++) {
+    if (segs[i].len == 0) continue;
+    cmd->segs.push_back(segs[i]);
+    cmd->wrs++;
+  }
+  cmd->rw_dir = dir;
+  return 0;
+}
+
+extern "C" uint32_t srpt_k_cmd_rdma_wr_count(const srpt_k_cmd* cmd) noexcept {
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_rdma_wr_count")) return 0;
+  return cmd->wrs;
+}
+
+extern "C" int srpt_k_cmd_rdma_read(srpt_k_cmd* cmd) noexcept {
+  fake::trace("srpt_k_cmd_rdma_read", cmd);
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_rdma_read") ||
+      !fake::check_active(cmd, "srpt_k_cmd_rdma_read"))
+    return -SRPT_EINVAL;
+  if (cmd->segs.empty() || cmd->rw_dir != SRPT_DIR_WRITE) {
+    fake::record_violation("srpt_k_cmd_rdma_read(command #%d): no data-out "
+                           "contexts prepared", cmd->serial);
+    return -SRPT_EINVAL;
+  }
+  if (int err = fake::injected_call_error(fake::Call::CmdRdmaRead)) {
+    fake::drop_contexts(cmd);  // nothing was posted
+    return err;
+  }
+  cmd->phase = srpt_k_cmd::Phase::RdmaReading;
+  fake::post_cmd_send(cmd->qp, PostedSend{PostedSend::Kind::RdmaRead, nullptr, 0,
+                                          {}, cmd, cmd->wrs, 0});
+  return 0;
+}
+
+extern "C" int srpt_k_cmd_send_rsp(srpt_k_cmd* cmd, srpt_k_ring* ring,
+                                   uint32_t index, uint32_t len) noexcept {
+  fake::trace("srpt_k_cmd_send_rsp", cmd, index);
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_send_rsp") ||
+      !fake::check_active(cmd, "srpt_k_cmd_send_rsp"))
+    return -SRPT_EINVAL;
+  if (!fake::check_send_slot(cmd->qp, ring, index, len, "srpt_k_cmd_send_rsp"))
+    return -SRPT_EINVAL;
+  if (int err = fake::injected_call_error(fake::Call::CmdSendRsp)) return err;
+  const uint8_t* b = srpt_k_ring_buf(ring, index);
+  const uint32_t writes = cmd->rw_dir == SRPT_DIR_READ ? cmd->wrs : 0;
+  cmd->phase = srpt_k_cmd::Phase::RspPosted;
+  fake::post_cmd_send(cmd->qp, PostedSend{PostedSend::Kind::CmdRsp, ring, index,
+                                          std::vector<uint8_t>(b, b + len), cmd,
+                                          writes, 0});
+  return 0;
+}
+
+extern "C" void srpt_k_cmd_result(srpt_k_cmd* cmd, srpt_cmd_result* out) noexcept {
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_result")) {
+    *out = srpt_cmd_result{};
+    return;
+  }
+  *out = cmd->result;
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+// The fake SCSI command contexts (include/srpt/abi/cmd.h) and the part of
+// the target core that they talk to.
+//
+// srpt_k_cmd_submit() records the submission; the test then plays the target
+// core by calling srpt_core_cmd_write_pending / queue_data_in / queue_status
+// with cmd_ctx(cmd), after set_cmd_result() if the default result (GOOD, all
+// data moved, no sense) is not wanted. srpt_k_cmd_free() calls
+// srpt_core_cmd_release() synchronously, as transport_generic_free_cmd()
+// does when the last reference goes. RDMA reads (srpt_k_cmd_rdma_read) are
+// posted on the QP and completed with complete_rdma_read() (or flushed);
+// srpt_k_cmd_fail() answers CHECK CONDITION through queue_status at once, as
+// transport_generic_request_failure() does; a submission to a stopped
+// session is answered BUSY the same way.
+//
+// Violations: submitting a command the target core still holds, freeing one
+// it does not hold (or whose response or RDMA reads are still posted),
+// destroying one it holds, RDMA calls out of order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <srpt/abi/cmd.h>
+
+struct srpt_k_cmd {
+  enum class Phase {
+    Idle,          // no command (never submitted, or released)
+    Submitted,     // with the target core
+    RdmaReading,   // data-out RDMA reads posted
+    Executing,     // srpt_k_cmd_execute(): with the backend
+    RspPosted,     // srpt_k_cmd_send_rsp() posted the response
+  };
+  srpt_k_qp* qp;
+  uint32_t port_num;
+  void* ctx;  // the core's command
+  int serial;
+  Phase phase = Phase::Idle;
+  bool active = false;  // from submit to release
+  srpt_k_session* sess = nullptr;
+  srpt_cmd_result result{};
+  std::vector<uint8_t> sense;  // result.sense points here
+  // Prepared RDMA contexts.
+  std::vector<srpt_rdma_seg> segs;
+  srpt_data_dir rw_dir = SRPT_DIR_NONE;
+  uint32_t wrs = 0;
+  int submits = 0;
+  int frees = 0;
+  int releases = 0;
+  int executes = 0;
+  int fails = 0;
+};
+
+namespace fake {
+
+struct Submission {
+  srpt_k_cmd* cmd;
+  srpt_k_session* sess;
+  std::vector<uint8_t> cdb;
+  uint64_t lun;
+  uint64_t tag;
+  uint32_t data_len;
+  srpt_data_dir dir;
+  srpt_task_attr attr;
+  std::vector<uint8_t> imm;
+  bool has_imm;
+};
+const std::vector<Submission>& submissions();
+
+void* cmd_ctx(const srpt_k_cmd* cmd);
+// What srpt_k_cmd_result() reports for `cmd` from now on.
+void set_cmd_result(srpt_k_cmd* cmd, const srpt_cmd_result& r,
+                    std::vector<uint8_t> sense = {});
+// Completes the posted RDMA reads of `cmd`.
+void complete_rdma_read(srpt_k_cmd* cmd, bool ok = true);
+// The target core aborts `cmd` (a TMF, a LUN reset) before any response:
+// aborted_task, then release_cmd, as the target core does on its own.
+void target_core_aborts(srpt_k_cmd* cmd);
+
+size_t live_cmds();
+size_t active_cmds();  // with the target core (submitted, not released)
+
+// For the queue fake: the RDMA reads of `cmd` completed (or were flushed).
+void cmd_rdma_read_completed(srpt_k_cmd* cmd, bool ok);
+// For the session drain: the backend finishes one command of `sess` that is
+// still with the target core (queue_status). False when none is.
+bool finish_one_cmd_of(srpt_k_session* sess);
+
+std::vector<std::string> cmd_leaks();
+void reset_cmd();
+
+}  // namespace fake

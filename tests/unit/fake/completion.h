@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+// The fake completions and clock (include/srpt/abi/session.h: srpt_k_*
+// completion, srpt_k_wait, srpt_k_now_ns).
+//
+// srpt_k_wait() runs what other threads would run meanwhile (loop.h) until
+// the completion is complete, then returns 0; when nothing is left to run and
+// it is still not complete it returns -ETIMEDOUT, and for an unbounded wait
+// (~0 ms, "forever") that is a violation: the kernel would hang there.
+// The clock only moves when the test moves it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <srpt/abi/session.h>
+
+struct srpt_k_completion {
+  bool done = false;
+  int waits = 0;
+};
+
+namespace fake {
+
+size_t live_completions();
+
+uint64_t now_ns();
+void set_now_ns(uint64_t ns);
+void advance_ns(uint64_t ns);
+
+std::vector<std::string> completion_leaks();
+void reset_completion();
+
+}  // namespace fake

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "queue.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "cm.h"
+#include "cmd.h"
+#include "fault.h"
+#include "lock.h"
+#include "thread.h"
+#include "trace.h"
+#include "violation.h"
+
+namespace fake {
+namespace {
+
+// Invariant: `qps` and `rings` hold exactly the live objects, in creation
+// order; a ring entry is `posted` while a QP's recvs (or sends) lists it.
+struct QueueState {
+  std::vector<srpt_k_qp*> qps;
+  std::vector<srpt_k_ring*> rings;
+  int next_serial = 1;
+};
+
+QueueState& state() {
+  static QueueState* s = new QueueState;  // never destroyed: outlives exit-time leak checks
+  return *s;
+}
+
+std::vector<void*>& graveyard() {
+  static std::vector<void*>* g = new std::vector<void*>;
+  return *g;
+}
+
+bool live_qp(const srpt_k_qp* qp, const char* op) {
+  const auto& v = state().qps;
+  if (std::find(v.begin(), v.end(), qp) != v.end()) return true;
+  record_violation("%s(%p): not a live QP", op, static_cast<const void*>(qp));
+  return false;
+}
+
+bool live_ring(const srpt_k_ring* r, const char* op) {
+  const auto& v = state().rings;
+  if (std::find(v.begin(), v.end(), r) != v.end()) return true;
+  record_violation("%s(%p): not a live ring", op, static_cast<const void*>(r));
+  return false;
+}
+
+// Runs one completion of `qp` as the CQ's poll work.
+template <class Fn>
+void as_completion(srpt_k_qp* qp, Fn fn) {
+  OtherThread cq_thread;
+  qp->in_completion++;
+  fn();
+  qp->in_completion--;
+}
+
+void deliver_send(srpt_k_qp* qp, PostedSend s, bool ok) {
+  if (s.ring != nullptr) s.ring->posted[s.index] = false;
+  as_completion(qp, [&] {
+    if (s.kind == PostedSend::Kind::RdmaRead)
+      cmd_rdma_read_completed(s.cmd, ok);
+    else
+      srpt_core_send_done(qp->params.ctx, s.index, ok ? 1 : 0);
+  });
+}
+
+void deliver_recv_done(srpt_k_qp* qp, PostedRecv r, uint32_t len, bool ok) {
+  r.ring->posted[r.index] = false;
+  as_completion(qp, [&] {
+    srpt_core_recv_done(qp->params.ctx, r.index, ok ? len : 0, ok ? 1 : 0);
+  });
+}
+
+}  // namespace
+
+size_t live_qps() { return state().qps.size(); }
+size_t live_rings() { return state().rings.size(); }
+std::vector<srpt_k_qp*> qps() { return state().qps; }
+
+srpt_k_qp* qp_of(const srpt_k_cm* cm) {
+  for (srpt_k_qp* qp : state().qps)
+    if (qp->cm == cm) return qp;
+  return nullptr;
+}
+
+uint32_t deliver_recv(srpt_k_qp* qp, const std::vector<uint8_t>& iu) {
+  if (!live_qp(qp, "deliver_recv")) return ~0u;
+  if (qp->recvs.empty()) {
+    record_violation("deliver_recv(QP #%d): no receive is posted", qp->serial);
+    return ~0u;
+  }
+  if (qp->error) {
+    record_violation("deliver_recv(QP #%d): the QP is in the error state; its "
+                     "receives only flush", qp->serial);
+    return ~0u;
+  }
+  PostedRecv r = qp->recvs.front();
+  qp->recvs.pop_front();
+  std::vector<uint8_t>& buf = r.ring->bufs[r.index];
+  const uint32_t len = static_cast<uint32_t>(std::min<size_t>(iu.size(), buf.size()));
+  std::fill(buf.begin(), buf.end(), 0xa5);  // what the last IU left, say
+  if (len) memcpy(buf.data(), iu.data(), len);
+  trace("deliver_recv", qp, r.index);
+  deliver_recv_done(qp, r, len, true);
+  return r.index;
+}
+
+uint32_t fail_recv(srpt_k_qp* qp) {
+  if (!live_qp(qp, "fail_recv")) return ~0u;
+  if (qp->recvs.empty()) {
+    record_violation("fail_recv(QP #%d): no receive is posted", qp->serial);
+    return ~0u;
+  }
+  PostedRecv r = qp->recvs.front();
+  qp->recvs.pop_front();
+  trace("fail_recv", qp, r.index);
+  deliver_recv_done(qp, r, 0, false);
+  return r.index;
+}
+
+uint32_t complete_send(srpt_k_qp* qp, size_t n, bool ok) {
+  if (!live_qp(qp, "complete_send")) return ~0u;
+  if (n >= qp->sends.size()) {
+    record_violation("complete_send(QP #%d, %zu): only %zu sends are posted",
+                     qp->serial, n, qp->sends.size());
+    return ~0u;
+  }
+  PostedSend s = qp->sends[n];
+  qp->sends.erase(qp->sends.begin() + static_cast<long>(n));
+  trace("complete_send", qp, s.index);
+  deliver_send(qp, s, ok);
+  return s.index;
+}
+
+bool flush_one(srpt_k_qp* qp) {
+  if (!qp->error) return false;
+  const bool have_recv = !qp->recvs.empty();
+  const bool have_send = !qp->sends.empty();
+  if (!have_recv && !have_send) return false;
+  if (have_send && (!have_recv || qp->sends.front().seq < qp->recvs.front().seq)) {
+    PostedSend s = qp->sends.front();
+    qp->sends.pop_front();
+    trace("flush_send", qp, s.index);
+    deliver_send(qp, s, false);
+  } else {
+    PostedRecv r = qp->recvs.front();
+    qp->recvs.pop_front();
+    trace("flush_recv", qp, r.index);
+    deliver_recv_done(qp, r, 0, false);
+  }
+  return true;
+}
+
+size_t flush_qp(srpt_k_qp* qp) {
+  size_t n = 0;
+  while (flush_one(qp)) n++;
+  return n;
+}
+
+bool flush_any() {
+  for (srpt_k_qp* qp : state().qps)
+    if (flush_one(qp)) return true;
+  return false;
+}
+
+std::vector<std::string> queue_leaks() {
+  std::vector<std::string> out;
+  for (const srpt_k_qp* qp : state().qps)
+    out.push_back("QP #" + std::to_string(qp->serial) + " was never destroyed");
+  for (const srpt_k_ring* r : state().rings)
+    out.push_back(std::string(r->dir == SRPT_RING_RECV ? "receive" : "send") +
+                  " ring of " + std::to_string(r->count) +
+                  " buffers was never destroyed");
+  return out;
+}
+
+void reset_queue() {
+  QueueState& s = state();
+  for (srpt_k_qp* qp : s.qps) graveyard().push_back(qp);
+  for (srpt_k_ring* r : s.rings) graveyard().push_back(r);
+  s = QueueState{};
+}
+
+// For the command fake: a command's send work request.
+void post_cmd_send(srpt_k_qp* qp, PostedSend s) {
+  s.seq = trace(s.kind == PostedSend::Kind::RdmaRead ? "post_rdma_read"
+                                                     : "post_cmd_rsp",
+                qp, s.kind == PostedSend::Kind::RdmaRead ? -1 : s.index);
+  if (s.ring != nullptr) s.ring->posted[s.index] = true;
+  qp->sends.push_back(s);
+  qp->sent.push_back(std::move(s));
+}
+
+bool check_send_slot(srpt_k_qp* qp, srpt_k_ring* ring, uint32_t index,
+                     uint32_t len, const char* op) {
+  if (!live_qp(qp, op) || !live_ring(ring, op)) return false;
+  if (ring->dir != SRPT_RING_SEND) {
+    record_violation("%s: a receive ring", op);
+    return false;
+  }
+  if (index >= ring->count || len == 0 || len > ring->size) {
+    record_violation("%s(index %u, len %u): ring of %u buffers of %u bytes", op,
+                     index, len, ring->count, ring->size);
+    return false;
+  }
+  if (ring->posted[index]) {
+    record_violation("%s(index %u): the previous send of this buffer has not "
+                     "completed", op, index);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace fake
+
+extern "C" int srpt_k_qp_create(srpt_cm_kind kind, srpt_k_cm* cm,
+                                srpt_k_device* kdev, uint32_t port_num,
+                                const srpt_qp_params* params,
+                                srpt_k_qp** out) noexcept {
+  fake::might_sleep("srpt_k_qp_create");
+  fake::trace("srpt_k_qp_create", cm);
+  fake::CmId* id = fake::find_cm_id(cm);
+  if (id == nullptr || id->destroyed()) {
+    fake::record_violation("srpt_k_qp_create: %p is not a live cm_id",
+                           static_cast<void*>(cm));
+    return -SRPT_EINVAL;
+  }
+  if (id->kind != kind)
+    fake::record_violation("srpt_k_qp_create(cm_id #%d): wrong kind", id->serial);
+  if (id->qp != nullptr)
+    fake::record_violation("srpt_k_qp_create(cm_id #%d): the id has a QP already",
+                           id->serial);
+  if (params->send_depth == 0 || params->recv_depth == 0) return -SRPT_EINVAL;
+  if (int err = fake::creation_error(fake::Call::QpCreate)) return err;
+  srpt_k_qp* qp = new srpt_k_qp{};
+  qp->kind = kind;
+  qp->cm = cm;
+  qp->kdev = kdev;
+  qp->port_num = port_num;
+  qp->params = *params;
+  qp->serial = fake::state().next_serial++;
+  fake::state().qps.push_back(qp);
+  id->qp = qp;
+  *out = qp;
+  return 0;
+}
+
+extern "C" int srpt_k_qp_ready(srpt_k_qp* qp) noexcept {
+  fake::trace("srpt_k_qp_ready", qp);
+  if (!fake::live_qp(qp, "srpt_k_qp_ready")) return -SRPT_EINVAL;
+  if (int err = fake::injected_call_error(fake::Call::QpReady)) return err;
+  qp->ready = true;
+  return 0;
+}
+
+extern "C" int srpt_k_qp_error(srpt_k_qp* qp) noexcept {
+  fake::trace("srpt_k_qp_error", qp);
+  if (!fake::live_qp(qp, "srpt_k_qp_error")) return -SRPT_EINVAL;
+  if (int err = fake::injected_call_error(fake::Call::QpError)) return err;
+  qp->error = true;
+  return 0;
+}
+
+extern "C" void srpt_k_qp_destroy(srpt_k_qp* qp) noexcept {
+  fake::might_sleep("srpt_k_qp_destroy");
+  fake::trace("srpt_k_qp_destroy", qp);
+  if (!fake::live_qp(qp, "srpt_k_qp_destroy")) return;
+  if (qp->in_completion > 0) {
+    fake::record_violation("srpt_k_qp_destroy(QP #%d) from one of its own "
+                           "completions: ib_drain_qp() would wait for itself",
+                           qp->serial);
+    return;
+  }
+  fake::CmId* id = fake::find_cm_id(qp->cm);
+  if (id != nullptr && id->destroyed())
+    fake::record_violation("srpt_k_qp_destroy(QP #%d) after its cm_id was "
+                           "destroyed", qp->serial);
+  // ib_drain_qp(): to the error state, then wait for every completion.
+  qp->error = true;
+  fake::flush_qp(qp);
+  auto& v = fake::state().qps;
+  v.erase(std::find(v.begin(), v.end(), qp));
+  if (id != nullptr && id->qp == qp) id->qp = nullptr;
+  delete qp;
+}
+
+extern "C" int srpt_k_ring_create(srpt_k_device* kdev, uint32_t count,
+                                  uint32_t size, uint32_t align_at,
+                                  srpt_ring_dir dir, srpt_k_ring** out) noexcept {
+  (void)align_at;  // placement only; the fake's buffers need none
+  fake::might_sleep("srpt_k_ring_create");
+  fake::trace("srpt_k_ring_create", kdev, count);
+  if (count == 0 || size == 0 || (dir != SRPT_RING_RECV && dir != SRPT_RING_SEND))
+    return -SRPT_EINVAL;
+  if (int err = fake::creation_error(fake::Call::RingCreate)) return err;
+  srpt_k_ring* r = new srpt_k_ring{};
+  r->kdev = kdev;
+  r->count = count;
+  r->size = size;
+  r->dir = dir;
+  r->bufs.assign(count, std::vector<uint8_t>(size, 0));
+  r->posted.assign(count, false);
+  fake::state().rings.push_back(r);
+  *out = r;
+  return 0;
+}
+
+extern "C" uint8_t* srpt_k_ring_buf(srpt_k_ring* ring, uint32_t index) noexcept {
+  if (!fake::live_ring(ring, "srpt_k_ring_buf")) return nullptr;
+  if (index >= ring->count) {
+    fake::record_violation("srpt_k_ring_buf(index %u): ring of %u", index, ring->count);
+    return nullptr;
+  }
+  return ring->bufs[index].data();
+}
+
+extern "C" void srpt_k_ring_destroy(srpt_k_ring* ring) noexcept {
+  if (ring == nullptr) return;
+  fake::trace("srpt_k_ring_destroy", ring);
+  if (!fake::live_ring(ring, "srpt_k_ring_destroy")) return;
+  for (uint32_t i = 0; i < ring->count; i++) {
+    if (ring->posted[i]) {
+      fake::record_violation("srpt_k_ring_destroy: buffer %u is still posted", i);
+      return;  // leaked rather than freed under the device's feet
+    }
+  }
+  auto& v = fake::state().rings;
+  v.erase(std::find(v.begin(), v.end(), ring));
+  delete ring;
+}
+
+extern "C" int srpt_k_post_recv(srpt_k_qp* qp, srpt_k_ring* ring,
+                                uint32_t index) noexcept {
+  const uint64_t seq = fake::trace("srpt_k_post_recv", qp, index);
+  if (!fake::live_qp(qp, "srpt_k_post_recv") ||
+      !fake::live_ring(ring, "srpt_k_post_recv"))
+    return -SRPT_EINVAL;
+  if (ring->dir != SRPT_RING_RECV || index >= ring->count) {
+    fake::record_violation("srpt_k_post_recv(index %u): not a receive buffer", index);
+    return -SRPT_EINVAL;
+  }
+  if (ring->posted[index]) {
+    fake::record_violation("srpt_k_post_recv(QP #%d, index %u): already posted",
+                           qp->serial, index);
+    return -SRPT_EINVAL;
+  }
+  if (int err = fake::injected_call_error(fake::Call::PostRecv)) return err;
+  ring->posted[index] = true;
+  qp->recvs.push_back(fake::PostedRecv{ring, index, seq});
+  return 0;
+}
+
+extern "C" int srpt_k_post_send(srpt_k_qp* qp, srpt_k_ring* ring, uint32_t index,
+                                uint32_t len) noexcept {
+  const uint64_t seq = fake::trace("srpt_k_post_send", qp, index);
+  if (!fake::check_send_slot(qp, ring, index, len, "srpt_k_post_send"))
+    return -SRPT_EINVAL;
+  if (int err = fake::injected_call_error(fake::Call::PostSend)) return err;
+  const uint8_t* b = ring->bufs[index].data();
+  fake::PostedSend s{fake::PostedSend::Kind::Send, ring, index,
+                     std::vector<uint8_t>(b, b + len), nullptr, 0, seq};
+  ring->posted[index] = true;
+  qp->sends.push_back(s);
+  qp->sent.push_back(std::move(s));
+  return 0;
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+// The fake queues (include/srpt/abi/queue.h): QPs and IU rings.
+//
+// Nothing completes by itself. The fake records what the core posts (receive
+// indices; sends with a copy of the bytes at post time) and the test
+// completes them in the CQ's place: deliver_recv() puts an IU into the oldest
+// posted receive buffer and calls srpt_core_recv_done(), complete_send()
+// calls srpt_core_send_done(). A QP in the error state (srpt_k_qp_error)
+// owes a flush completion for everything posted on it; those are delivered
+// by flush_qp(), by the fake's waits (loop.h) and by srpt_k_qp_destroy(),
+// which, like ib_drain_qp(), flushes all that is still posted before it
+// returns. Completions run as another kernel thread (thread.h).
+//
+// Violations: posting a receive that is already posted, a send slot whose
+// previous send has not completed, a length of 0 or beyond the buffer, a
+// ring of the wrong direction; a ring index out of range; destroying a ring
+// with buffers still posted, a QP from its own completion, or a QP whose
+// cm_id is gone; any use of a dead object.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include <srpt/abi/queue.h>
+
+struct srpt_k_cmd;
+
+struct srpt_k_ring {
+  srpt_k_device* kdev;
+  uint32_t count;
+  uint32_t size;
+  srpt_ring_dir dir;
+  std::vector<std::vector<uint8_t>> bufs;
+  std::vector<bool> posted;  // RECV: on some QP's receive queue; SEND: in flight
+};
+
+namespace fake {
+
+struct PostedRecv {
+  srpt_k_ring* ring;
+  uint32_t index;
+  uint64_t seq;  // trace seq of the post
+};
+
+// A send work request: a plain srpt_k_post_send, a response of a command
+// (srpt_k_cmd_send_rsp, with the RDMA writes chained in front of it), or the
+// RDMA reads of a command (srpt_k_cmd_rdma_read; no ring).
+struct PostedSend {
+  enum class Kind { Send, CmdRsp, RdmaRead } kind;
+  srpt_k_ring* ring;
+  uint32_t index;
+  std::vector<uint8_t> bytes;  // the buffer's first `len` bytes at post time
+  srpt_k_cmd* cmd;
+  uint32_t rdma_wrs;           // RDMA work requests chained to it
+  uint64_t seq;
+};
+
+}  // namespace fake
+
+struct srpt_k_qp {
+  srpt_cm_kind kind;
+  srpt_k_cm* cm;
+  srpt_k_device* kdev;
+  uint32_t port_num;
+  srpt_qp_params params;
+  int serial;
+  bool ready = false;   // srpt_k_qp_ready
+  bool error = false;   // srpt_k_qp_error / drained
+  int in_completion = 0;
+  std::deque<fake::PostedRecv> recvs;   // posted, oldest first
+  std::deque<fake::PostedSend> sends;   // posted, oldest first
+  std::vector<fake::PostedSend> sent;   // every send ever posted, in order
+};
+
+namespace fake {
+
+size_t live_qps();
+size_t live_rings();
+std::vector<srpt_k_qp*> qps();  // live, in creation order
+// The live QP made on `cm`, or nullptr.
+srpt_k_qp* qp_of(const srpt_k_cm* cm);
+
+// A receive completion for the oldest posted receive of `qp`: the IU is
+// copied into its buffer (at most the buffer's size) and the core is told.
+// Returns the receive index; a violation when nothing is posted.
+uint32_t deliver_recv(srpt_k_qp* qp, const std::vector<uint8_t>& iu);
+// An error completion for the oldest posted receive.
+uint32_t fail_recv(srpt_k_qp* qp);
+// Completes posted send `n` (0: the oldest) of `qp`. Returns its ring index.
+uint32_t complete_send(srpt_k_qp* qp, size_t n = 0, bool ok = true);
+// Delivers one flush completion (oldest post first) of a QP in the error
+// state; false when there is nothing to flush.
+bool flush_one(srpt_k_qp* qp);
+// Every flush completion owed by `qp`; returns how many.
+size_t flush_qp(srpt_k_qp* qp);
+// One flush completion of any QP in the error state.
+bool flush_any();
+
+std::vector<std::string> queue_leaks();
+void reset_queue();
+
+// For the command fake (cmd.cpp).
+// Checks a response's send slot as srpt_k_post_send() does (violations).
+bool check_send_slot(srpt_k_qp* qp, srpt_k_ring* ring, uint32_t index,
+                     uint32_t len, const char* op);
+// Posts a command's send work request (s.seq is set here).
+void post_cmd_send(srpt_k_qp* qp, PostedSend s);
+
+}  // namespace fake

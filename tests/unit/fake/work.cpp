@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "work.h"
+
+#include <algorithm>
+#include <deque>
+
+#include "fault.h"
+#include "lock.h"
+#include "thread.h"
+#include "trace.h"
+#include "violation.h"
+
+namespace fake {
+namespace {
+
+// Invariant: `live` holds the items made and not destroyed; `queue` the
+// pending ones, oldest first, each once.
+struct WorkState {
+  std::vector<srpt_k_work*> live;
+  std::deque<srpt_k_work*> queue;
+};
+
+WorkState& state() {
+  static WorkState* s = new WorkState;  // never destroyed: outlives exit-time leak checks
+  return *s;
+}
+
+std::vector<void*>& graveyard() {
+  static std::vector<void*>* g = new std::vector<void*>;
+  return *g;
+}
+
+bool is_live(const srpt_k_work* w) {
+  const auto& v = state().live;
+  return std::find(v.begin(), v.end(), w) != v.end();
+}
+
+}  // namespace
+
+size_t live_works() { return state().live.size(); }
+size_t queued_works() { return state().queue.size(); }
+
+bool run_one_work() {
+  WorkState& s = state();
+  if (s.queue.empty()) return false;
+  srpt_k_work* w = s.queue.front();
+  s.queue.pop_front();
+  w->pending = false;
+  w->running = true;
+  w->runs++;
+  trace("run_work", w);
+  {
+    OtherThread worker;
+    w->fn(w->arg);  // may destroy w
+  }
+  if (is_live(w)) w->running = false;
+  return true;
+}
+
+size_t run_works() {
+  size_t n = 0;
+  while (run_one_work()) n++;
+  return n;
+}
+
+std::vector<std::string> work_leaks() {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < state().live.size(); i++)
+    out.push_back("work item was never destroyed");
+  if (!state().queue.empty())
+    out.push_back(std::to_string(state().queue.size()) +
+                  " work items are still queued, never run");
+  return out;
+}
+
+void reset_work() {
+  WorkState& s = state();
+  for (srpt_k_work* w : s.live) graveyard().push_back(w);
+  s = WorkState{};
+}
+
+}  // namespace fake
+
+extern "C" int srpt_k_work_create(void (*fn)(void* arg), void* arg,
+                                  srpt_k_work** out) noexcept {
+  fake::might_sleep("srpt_k_work_create");
+  fake::trace("srpt_k_work_create", arg);
+  if (int err = fake::creation_error(fake::Call::WorkCreate)) return err;
+  srpt_k_work* w = new srpt_k_work{fn, arg};
+  fake::state().live.push_back(w);
+  *out = w;
+  return 0;
+}
+
+extern "C" void srpt_k_work_queue(srpt_k_work* w) noexcept {
+  fake::trace("srpt_k_work_queue", w);
+  if (!fake::is_live(w)) {
+    fake::record_violation("srpt_k_work_queue(%p): not a live work item",
+                           static_cast<void*>(w));
+    return;
+  }
+  if (w->pending) return;
+  w->pending = true;
+  fake::state().queue.push_back(w);
+}
+
+extern "C" void srpt_k_work_destroy(srpt_k_work* w) noexcept {
+  if (w == nullptr) return;
+  fake::trace("srpt_k_work_destroy", w);
+  if (!fake::is_live(w)) {
+    fake::record_violation("srpt_k_work_destroy(%p): not a live work item",
+                           static_cast<void*>(w));
+    return;
+  }
+  fake::WorkState& s = fake::state();
+  if (w->pending) {
+    fake::record_violation("srpt_k_work_destroy: the item is still queued");
+    s.queue.erase(std::find(s.queue.begin(), s.queue.end(), w));
+  }
+  s.live.erase(std::find(s.live.begin(), s.live.end(), w));
+  delete w;
+}
+
+extern "C" void srpt_k_work_flush_all(void) noexcept {
+  fake::might_sleep("srpt_k_work_flush_all");
+  fake::trace("srpt_k_work_flush_all", nullptr);
+  fake::run_works();
+}

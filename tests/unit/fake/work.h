@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: GPL-2.0
+// The fake work queue (include/srpt/abi/session.h: srpt_k_work_*).
+//
+// srpt_k_work_queue() only records the item (FIFO; a no-op while it is
+// pending). Nothing runs until the test runs queued works (run_works), or a
+// fake wait does (loop.h: srpt_k_wait, the session drain, flush_all). Each
+// item runs as another kernel thread (thread.h) and may destroy itself.
+//
+// Violations: destroying a pending item (it would run after being freed),
+// queueing or destroying a dead one.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <srpt/abi/session.h>
+
+struct srpt_k_work {
+  void (*fn)(void* arg);
+  void* arg;
+  bool pending = false;
+  bool running = false;
+  int runs = 0;
+};
+
+namespace fake {
+
+size_t live_works();
+size_t queued_works();
+// Runs the oldest queued item; false when none is queued.
+bool run_one_work();
+// Runs queued items until none is left (items queued meanwhile included);
+// returns how many ran.
+size_t run_works();
+
+std::vector<std::string> work_leaks();
+void reset_work();
+
+}  // namespace fake
