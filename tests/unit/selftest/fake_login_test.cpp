@@ -77,7 +77,7 @@ TEST_F(FakeLoginTest, EveryCreationIsAnAllocationAttempt) {
   fake::allow_initiator(tpg, "i");
   const Step steps[] = {
       {"spinlock", [] { return srpt_spinlock_create(SRPT_LOCK_TEST) ? 0 : -SRPT_ENOMEM; }},
-      {"ring", [&] { return srpt_k_ring_create(dev.kdev(), 2, 64, SRPT_RING_SEND, &ring); }},
+      {"ring", [&] { return srpt_k_ring_create(dev.kdev(), 2, 64, 0, SRPT_RING_SEND, &ring); }},
       {"work", [&] { return srpt_k_work_create(Count, nullptr, &work); }},
       {"completion", [&] { return srpt_k_completion_create(&comp); }},
       {"rdma listener", [&] { return srpt_k_rdma_listen(1, &l); }},
@@ -105,7 +105,7 @@ TEST_F(FakeLoginTest, LiveObjectsAreLeaks) {
   srpt_k_session* sess = nullptr;
   srpt_k_tpg* tpg = fake::new_ktpg("t");
   fake::allow_initiator(tpg, "i");
-  ASSERT_EQ(0, srpt_k_ring_create(dev.kdev(), 2, 64, SRPT_RING_RECV, &ring));
+  ASSERT_EQ(0, srpt_k_ring_create(dev.kdev(), 2, 64, 0, SRPT_RING_RECV, &ring));
   ASSERT_EQ(0, srpt_k_work_create(Count, nullptr, &work));
   ASSERT_EQ(0, srpt_k_completion_create(&comp));
   ASSERT_EQ(0, srpt_k_rdma_listen(5555, &l));
@@ -341,8 +341,8 @@ TEST_F(FakeLoginTest, QueueMisuseIsCaught) {
   ASSERT_EQ(0, srpt_k_qp_create(SRPT_CM_RDMA, id, dev.kdev(), 1, &p, &qp));
   srpt_k_ring* recv = nullptr;
   srpt_k_ring* send = nullptr;
-  ASSERT_EQ(0, srpt_k_ring_create(dev.kdev(), 2, 64, SRPT_RING_RECV, &recv));
-  ASSERT_EQ(0, srpt_k_ring_create(dev.kdev(), 2, 64, SRPT_RING_SEND, &send));
+  ASSERT_EQ(0, srpt_k_ring_create(dev.kdev(), 2, 64, 0, SRPT_RING_RECV, &recv));
+  ASSERT_EQ(0, srpt_k_ring_create(dev.kdev(), 2, 64, 0, SRPT_RING_SEND, &send));
   EXPECT_EQ(nullptr, srpt_k_ring_buf(recv, 2));
   ExpectOneViolation("ring of 2");
   EXPECT_EQ(0, srpt_k_post_recv(qp, recv, 1));
