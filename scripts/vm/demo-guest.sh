@@ -36,17 +36,34 @@ step "configfs: the fabric directory (created by mkdir, as rtslib does)"
 show mkdir -p "$SRPT_CFS"
 show find "$SRPT_CFS"
 
-step "create a target port (GUID form) with TPG tpgt_1, and enable it"
-name=$(port_guid_name)
-show mkdir "$SRPT_CFS/$name"
-show mkdir "$SRPT_CFS/$name/tpgt_1"
-show "echo 1 > $SRPT_CFS/$name/tpgt_1/enable"
-show find "$SRPT_CFS" -maxdepth 3
-show cat "$SRPT_CFS/$name/tpgt_1/enable"
+. "$SRPT_ROOT/tests/vm/srp.sh"
 
-step "clean up: disable, remove, unload"
-show "echo 0 > $SRPT_CFS/$name/tpgt_1/enable"
-show rmdir "$SRPT_CFS/$name/tpgt_1" "$SRPT_CFS/$name" "$SRPT_CFS"
+step "serve a null_blk LUN: target port (GUID form), TPG, LUN, ACL for 192.0.2.1, RDMA/CM on port $SRP_PORT"
+name=$(port_guid_name)
+show modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 queue_mode=2
+srp_target "$name" "$VETH0_IP"
+show find "$SRPT_CFS/$name" -maxdepth 5 -path '*attrib*' -prune -o -print
+show "grep -H . $SRPT_CFS/$name/tpgt_1/attrib/*"
+
+step "log in with the in-kernel initiator ib_srp over RDMA/CM"
+g=$(srp_node_guid)
+show modprobe -a ib_srp sd_mod
+show "echo id_ext=$g,ioc_guid=$g,dest=$VETH0_IP:$SRP_PORT > $SRP_SYSFS/add_target"
+dev=$(srp_disk) || { echo "demo: no disk appeared"; exit 1; }
+show lsblk "$dev"
+show cat /sys/kernel/debug/ib_srpt/channels
+
+step "write 32 MiB of random data to $dev and read it back (direct I/O)"
+show dd if=/dev/urandom of=/tmp/pattern bs=1M count=32 status=none
+show dd if=/tmp/pattern of="$dev" bs=1M oflag=direct status=progress
+show dd if="$dev" of=/tmp/back bs=1M count=32 iflag=direct status=progress
+show "cmp /tmp/pattern /tmp/back && echo 'verified: the data read back is the data written'"
+
+step "log out, tear down, unload"
+show "echo 1 > /sys/class/srp_remote_ports/port-*/delete"
+sleep 1
+show cat /sys/kernel/debug/ib_srpt/channels
+srp_cleanup   # logs out, removes the configfs tree (target/srpt too) and the backstore
 show rmmod ib_srpt
 show "lsmod | grep srpt || echo '(ib_srpt unloaded)'"
 

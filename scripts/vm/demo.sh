@@ -1,7 +1,8 @@
 #!/bin/bash
 # Demo: boot a guest with Debian's kernel, load the module, create Soft-RoCE
-# over a veth pair, show what the module found and its configfs tree, create
-# a target port + TPG under the port's GUID name, and power off.
+# over a veth pair, show what the module found and its configfs tree, then
+# serve a null_blk LUN over rxe to the in-kernel initiator ib_srp, verify a
+# read/write through it, and power off.
 #
 # usage: scripts/vm/demo.sh [--module PATH|intree]
 #   default module: <checkout>/ib_srpt.ko (env SRPT_MODULE); "intree" uses
