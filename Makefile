@@ -32,7 +32,7 @@ module-check: module
 
 unit:
 	$(PROJECT)/scripts/install-deps.sh unit
-	$(MAKE) -C $(PROJECT)/tests/unit run
+	$(MAKE) -j$$(nproc) --no-print-directory -C $(PROJECT)/tests/unit run
 
 vm-check: module
 	$(PROJECT)/scripts/install-deps.sh vm
