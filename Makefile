@@ -15,7 +15,7 @@ CXX := g++-12
 export KDIR
 kdir = $$($(PROJECT)/scripts/kdir.sh)
 
-.PHONY: all module module-check unit vm-check vm-selftest check demo deps clean
+.PHONY: all module module-check unit tools vm-check vm-selftest check demo deps clean
 
 all: module
 
@@ -34,7 +34,14 @@ unit:
 	$(PROJECT)/scripts/install-deps.sh unit
 	$(MAKE) -j$$(nproc) --no-print-directory -C $(PROJECT)/tests/unit run
 
-vm-check: module
+# Test tools the guest cases run (userspace, built on the host).
+tools:
+	$(PROJECT)/scripts/install-deps.sh vm
+	mkdir -p $(PROJECT)/build/tools
+	gcc -O2 -Wall -Wextra -Werror -o $(PROJECT)/build/tools/srp_login \
+		$(PROJECT)/tests/tools/srp_login.c -lrdmacm -libverbs
+
+vm-check: module tools
 	$(PROJECT)/scripts/install-deps.sh vm
 	$(PROJECT)/tests/vm/run.sh
 

@@ -41,7 +41,7 @@ run_suite() {
 
 run_suite unit make -s -C "$here" unit
 run_suite module make -s -C "$here" module-check
-run_suite guest "$here/tests/vm/run.sh"
+run_suite guest make -s -C "$here" vm-check
 run_suite guest-selftest "$here/tests/vm/selftest.sh"
 
 echo

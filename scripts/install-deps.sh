@@ -41,7 +41,10 @@ pkgs_vm() {
 	# fio, sg3-utils:  I/O and SCSI tools for login/IO cases
 	# apt/dpkg tools are on every Debian system: apt-get download, dpkg-deb.
 	echo qemu-system-x86 busybox-static kmod cpio iproute2 rdma-core \
-		targetcli-fb dbus fio sg3-utils coreutils util-linux procps
+		targetcli-fb dbus fio sg3-utils coreutils util-linux procps \
+		librdmacm-dev libibverbs-dev ibverbs-providers gcc
+	# (librdmacm-dev, libibverbs-dev: tests/tools/srp_login, a raw SRP login
+	# over RDMA/CM built on the host and run in the guest)
 	# The self-test module and the module under test are built on the host.
 	pkgs_build
 }
