@@ -26,6 +26,15 @@ class ChannelTest : public LoginTest {
     const auto& s = fake::submissions();
     return s.empty() ? nullptr : s.back().cmd;
   }
+  // A data-out SRP_CMD with one direct descriptor, received and submitted.
+  srpt_k_cmd* SubmitDirectWrite(const Outcome& o, uint64_t va, uint32_t key, uint32_t len) {
+    SrpCmd c;
+    c.buf_fmt = srp::kDirect << 4;
+    c.out_cnt = 1;
+    c.tail = DirectDesc(va, key, len);
+    Receive(o, EncodeSrpCmd(c));
+    return LastSubmitted();
+  }
   // The target core finishes the command with `status` (and `sense`).
   void Answer(srpt_k_cmd* cmd, uint8_t status, std::vector<uint8_t> sense = {}) {
     srpt_cmd_result r = cmd->result;
@@ -246,12 +255,7 @@ TEST_F(ChannelTest, DataOutIsReadThenExecuted) {
 
 TEST_F(ChannelTest, AFailedDataOutReadEndsInCheckCondition) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
-  SrpCmd c;
-  c.buf_fmt = srp::kDirect << 4;
-  c.out_cnt = 1;
-  c.tail = DirectDesc(0x20000, 0x99, 512);
-  Receive(o, EncodeSrpCmd(c));
-  srpt_k_cmd* cmd = LastSubmitted();
+  srpt_k_cmd* cmd = SubmitDirectWrite(o, 0x20000, 0x99, 512);
   ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
   fake::complete_rdma_read(cmd, false);
   EXPECT_EQ(1, cmd->fails);
@@ -751,12 +755,7 @@ TEST_F(ChannelTest, DataInRetriesWhenTheSendQueueIsFull) {
 
 TEST_F(ChannelTest, WritePendingRetriesWhenTheReadsCannotBePosted) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
-  SrpCmd c;
-  c.buf_fmt = srp::kDirect << 4;
-  c.out_cnt = 1;
-  c.tail = DirectDesc(0x1000, 1, 4096);
-  Receive(o, EncodeSrpCmd(c));
-  srpt_k_cmd* cmd = LastSubmitted();
+  srpt_k_cmd* cmd = SubmitDirectWrite(o, 0x1000, 1, 4096);
   fake::fail_call(fake::Call::CmdRdmaRead, -SRPT_ENOMEM);
   EXPECT_EQ(-SRPT_ENOMEM, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
   EXPECT_TRUE(cmd->segs.empty()) << "the contexts were dropped again";
