@@ -255,8 +255,14 @@ void Channel::release() {
     srpt_k_session_drain(sess_);
     srpt_k_session_remove(exchange(sess_, nullptr));
   }
-  // 3. The QP (waits for the last completion), then the cm_id (waits for
-  //    its callbacks; we are in our own work item, not in one of them).
+  // 3. The QP (waits for the last completion) and the cm_id (waits for its
+  //    running callbacks; we are in our own work item, not in one of them).
+  //    IB/CM: the cm_id first, because its RTU callback moves the QP to RTS
+  //    and may still be running; the QP does not depend on the cm_id.
+  //    RDMA/CM: the QP first, because it was made on the cm_id
+  //    (rdma_create_qp) and is destroyed through it; its callbacks never
+  //    touch the QP.
+  if (cfg_.kind == SRPT_CM_IB && cm_.held()) cm_.destroy();
   srpt_k_qp_destroy(exchange(qp_, nullptr));
   if (cm_.held()) cm_.destroy();
   destroy_resources();

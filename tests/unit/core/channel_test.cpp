@@ -66,15 +66,20 @@ class ChannelTest : public LoginTest {
     const uint64_t err = fake::find_call("srpt_k_qp_error", qp, -1, disc);
     const uint64_t drain = fake::find_call("srpt_k_session_drain", sess, -1, err);
     const uint64_t remove = fake::find_call("srpt_k_session_remove", sess, -1, drain);
-    const uint64_t qpd = fake::find_call("srpt_k_qp_destroy", qp, -1, remove);
-    const uint64_t cmd = fake::find_call("srpt_k_cm_destroy", o.id, -1, qpd);
-    const uint64_t ring = fake::find_call("srpt_k_ring_destroy", nullptr, -1, cmd);
+    // IB/CM: the cm_id goes before the QP (its RTU callback uses the QP);
+    // RDMA/CM: the QP first (it is destroyed through the cm_id).
+    const bool ib = o.id->kind == SRPT_CM_IB;
+    const uint64_t first = ib ? fake::find_call("srpt_k_cm_destroy", o.id, -1, remove)
+                              : fake::find_call("srpt_k_qp_destroy", qp, -1, remove);
+    const uint64_t second = ib ? fake::find_call("srpt_k_qp_destroy", qp, -1, first)
+                               : fake::find_call("srpt_k_cm_destroy", o.id, -1, first);
+    const uint64_t ring = fake::find_call("srpt_k_ring_destroy", nullptr, -1, second);
     EXPECT_NE(0u, disc);
     EXPECT_NE(0u, err) << "QP to error after the disconnect\n" << fake::trace_dump();
     EXPECT_NE(0u, drain) << "session drained after";
     EXPECT_NE(0u, remove) << "and removed";
-    EXPECT_NE(0u, qpd) << "QP destroyed after";
-    EXPECT_NE(0u, cmd) << "cm_id destroyed after the QP";
+    EXPECT_NE(0u, first) << (ib ? "cm_id" : "QP") << " destroyed after";
+    EXPECT_NE(0u, second) << (ib ? "QP" : "cm_id") << " destroyed after that";
     EXPECT_NE(0u, ring) << "rings freed last";
     ExpectReleasedByChannel(o);
   }
@@ -693,15 +698,19 @@ TEST_F(ChannelTest, ExitAfterTheDevicesWentDestroysTheListener) {
 
 // --- CM events racing the release ---------------------------------------------------------
 
-TEST_F(ChannelTest, AnRtuArrivingWhileTheReleaseDestroysTheQpIsIgnored) {
+TEST_F(ChannelTest, AnRtuArrivingWhileTheReleaseDestroysTheCmIdIsIgnored) {
   // An IB/CM channel closed before its RTU: the DREQ cannot be sent yet (the
   // CM is still in REP_SENT), so the RTU may still arrive, on the CM's
-  // thread, while the release work is tearing the channel down.
+  // thread, while the release work is tearing the channel down. The release
+  // destroys an IB/CM cm_id before the QP, and that waits for a running
+  // callback, so the RTU can only land before the QP goes.
   const Outcome o = Login(GoodReq(SRPT_CM_IB));
   ExpectAccepted(o);
   fake::close_session(fake::sessions()[0]);
-  fake::on_next_call("srpt_k_qp_destroy", [&] { Establish(o); });
+  fake::on_next_call("srpt_k_cm_destroy", [&] { Establish(o); });
   RunWorks();
+  EXPECT_LT(fake::find_call("srpt_k_cm_destroy", o.id), fake::find_call("srpt_k_qp_destroy", nullptr))
+      << "IB/CM: the cm_id goes before the QP\n" << fake::trace_dump();
   EXPECT_EQ(0u, fake::count_calls("srpt_k_qp_ready"))
       << "a closing channel never touches its QP from a CM event";
   ExpectReleasedByChannel(o);

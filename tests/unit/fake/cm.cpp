@@ -215,7 +215,8 @@ extern "C" void srpt_k_cm_destroy(srpt_cm_kind kind, srpt_k_cm* cm) noexcept {
   if (id->in_callback > 0)
     fake::record_violation("cm_id #%d destroyed from inside its own callback "
                            "(deadlock)", id->serial);
-  if (id->qp != nullptr)
+  // Only an RDMA/CM QP is made on (and destroyed through) its cm_id.
+  if (id->qp != nullptr && id->kind == SRPT_CM_RDMA)
     fake::record_violation("cm_id #%d destroyed before the QP made on it",
                            id->serial);
   if (kind != id->kind)

@@ -274,9 +274,11 @@ extern "C" void srpt_k_qp_destroy(srpt_k_qp* qp) noexcept {
     return;
   }
   fake::CmId* id = fake::find_cm_id(qp->cm);
-  if (id != nullptr && id->destroyed())
+  // An RDMA/CM QP is made on its cm_id (rdma_create_qp) and destroyed
+  // through it (rdma_destroy_qp); an IB/CM QP does not depend on the cm_id.
+  if (id != nullptr && id->destroyed() && id->kind == SRPT_CM_RDMA)
     fake::record_violation("srpt_k_qp_destroy(QP #%d) after its cm_id was "
-                           "destroyed", qp->serial);
+                           "destroyed (RDMA/CM)", qp->serial);
   // ib_drain_qp(): to the error state, then wait for every completion.
   qp->error = true;
   fake::flush_qp(qp);
