@@ -186,13 +186,17 @@ Channel::Snapshot Channel::snapshot() {
   return Snapshot{state_, req_lim_, busy_, pending_count_};
 }
 
-bool Channel::same_nexus(const Channel& o) const {
-  if (cfg_.port.get() != o.cfg_.port.get()) return false;
+bool Channel::is_nexus(const Port& port, const u8 (&i_port_id)[16],
+                       const u8 (&t_port_id)[16]) const {
+  if (cfg_.port.get() != &port) return false;
   for (int i = 0; i < 16; i++)
-    if (cfg_.i_port_id[i] != o.cfg_.i_port_id[i] ||
-        cfg_.t_port_id[i] != o.cfg_.t_port_id[i])
+    if (cfg_.i_port_id[i] != i_port_id[i] || cfg_.t_port_id[i] != t_port_id[i])
       return false;
   return true;
+}
+
+bool Channel::same_nexus(const Channel& o) const {
+  return is_nexus(*o.cfg_.port, o.cfg_.i_port_id, o.cfg_.t_port_id);
 }
 
 // --- closing and release -------------------------------------------------
@@ -359,25 +363,17 @@ void Channel::on_recv(u32 index, u32 len, bool ok) {
     close(CloseReason::QueueError);
     return;
   }
-  const u8 opcode = len > 0 ? recv_buf(index)[0] : 0xff;
-  Command* slot = nullptr;
   {
     SpinGuard g(lock_);
     if (state_ >= State::Closing) return;  // never reposted; the QP goes away
-    // Before RTU requests wait; while others wait, none overtakes them; and
-    // a command without a free slot waits for one.
-    const bool defer = state_ == State::Connecting || pending_count_ > 0 ||
-                       (needs_slot(opcode) && free_.empty());
-    if (defer) {
-      const u32 depth = cfg_.grant.req_lim_delta;
-      if (SRPT_CHECK_FAILED(pending_count_ < depth)) return;
-      pending_[(pending_head_ + pending_count_) % depth] = PendingIu{index, len};
-      pending_count_++;
-      return;
-    }
-    if (needs_slot(opcode)) slot = take_slot();
+    // Every request goes through the FIFO, so none overtakes another that
+    // waits (for RTU, or for a command slot).
+    const u32 depth = cfg_.grant.req_lim_delta;
+    if (SRPT_CHECK_FAILED(pending_count_ < depth)) return;
+    pending_[(pending_head_ + pending_count_) % depth] = PendingIu{index, len};
+    pending_count_++;
   }
-  dispatch(index, len, slot);
+  process_waiting();
 }
 
 void Channel::process_waiting() {
@@ -391,7 +387,9 @@ void Channel::process_waiting() {
       const u8 opcode = iu.len > 0 ? recv_buf(iu.index)[0] : 0xff;
       if (needs_slot(opcode)) {
         slot = take_slot();
-        if (slot == nullptr) return;  // a release will call us again
+        // on_send() calls us again after the release its send completion
+        // triggers, and so does the next arrival.
+        if (slot == nullptr) return;
       }
       pending_head_ = (pending_head_ + 1) % cfg_.grant.req_lim_delta;
       pending_count_--;

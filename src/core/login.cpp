@@ -38,8 +38,6 @@ const char* reason_name(u32 reason) {
   return "?";
 }
 
-// The largest SRP_RSP this target sends, sense data included.
-constexpr u32 kMaxSenseLen = 96;  // TRANSPORT_SENSE_BUFFER
 // Request IUs a channel posts, and the credits it grants. ib_srp uses at
 // most 62 by default (queue_size 64 minus its reserved entries).
 constexpr u32 kRecvDepth = 64;
@@ -121,14 +119,10 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
           gid_tpgs[n_gid++] = &tpg;
       }
     }
-    for (Channel& ch : channels_) {
-      if (&ch.port() != p || ch.state() >= Channel::State::Closing) continue;
-      bool same = true;
-      for (int i = 0; i < 16 && same; i++)
-        same = ch.initiator_port_id()[i] == req.initiator_port_id[i];
-      // The target port id is ours (checked below) for every channel.
-      if (same) nexus_channels++;
-    }
+    for (Channel& ch : channels_)
+      if (ch.is_nexus(*p, req.initiator_port_id, req.target_port_id) &&
+          ch.state() < Channel::State::Closing)
+        nexus_channels++;
   }
 
   const LoginCheck check = check_login_request(req, limits);
@@ -151,8 +145,9 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   cfg.pkey = ev.pkey;
   cfg.grant = grant;
   cfg.slots = grant.req_lim_delta;
-  cfg.send_buf_size = max(limits.max_rsp_size, u32{sizeof(srp::Rsp) + 4 + kMaxSenseLen});
-  cfg.send_buf_size = min(cfg.send_buf_size, grant.max_ti_iu_len);
+  // A response never exceeds what the initiator was told to expect;
+  // build_srp_rsp() truncates sense data to fit.
+  cfg.send_buf_size = grant.max_ti_iu_len;
   for (int i = 0; i < 16; i++) {
     cfg.i_port_id[i] = req.initiator_port_id[i];
     cfg.t_port_id[i] = req.target_port_id[i];

@@ -49,7 +49,6 @@ struct srpt_k_cmd {
 	struct ib_cqe rdma_cqe;		/* the data-out RDMA reads */
 	enum dma_data_direction rw_dir;
 	u32 n_rw;
-	u32 n_rw_wrs;			/* work requests of the n_rw contexts */
 	struct srpt_k_rw rw[SRPT_K_MAX_RDMA_SEGS];
 	/* A CDB the target core may read past the request's copy of it. */
 	u8 cdb[SCSI_MAX_VARLEN_CDB_SIZE];
@@ -88,7 +87,6 @@ static void srpt_k_rw_destroy_all(struct srpt_k_cmd *cmd)
 		rw->sg = NULL;
 	}
 	cmd->n_rw = 0;
-	cmd->n_rw_wrs = 0;
 }
 
 /*
@@ -208,7 +206,6 @@ int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,
 			goto err_destroy;
 		}
 		cmd->n_rw++;
-		cmd->n_rw_wrs += ret;
 		off += segs[i].len;
 	}
 	return 0;
@@ -216,11 +213,6 @@ int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,
 err_destroy:
 	srpt_k_rw_destroy_all(cmd);
 	return ret;
-}
-
-uint32_t srpt_k_cmd_rdma_wr_count(const struct srpt_k_cmd *cmd)
-{
-	return cmd->n_rw_wrs;
 }
 
 static void srpt_k_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)

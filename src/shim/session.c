@@ -113,12 +113,6 @@ void srpt_k_work_destroy(struct srpt_k_work *w)
 	kfree(w);
 }
 
-void srpt_k_work_flush_all(void)
-{
-	/* SAFETY: process context, and not from one of the module's items. */
-	flush_workqueue(srpt_shim_wq);
-}
-
 /* --- completions -------------------------------------------------------- */
 
 struct srpt_k_completion {

@@ -86,11 +86,6 @@ int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,
 			    const struct srpt_rdma_seg *segs,
 			    uint32_t count) SRPT_NOEXCEPT;
 /*
- * Send queue work requests the prepared contexts take (one segment may need
- * several), not counting the response. 0 once they are gone again.
- */
-uint32_t srpt_k_cmd_rdma_wr_count(const struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
-/*
  * Posts the prepared data-out reads. When the send queue took none of them
  * the contexts are dropped again (so write_pending can be retried).
  */

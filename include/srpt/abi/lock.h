@@ -5,9 +5,10 @@
  * fail and the core holds an opaque pointer.
  *
  * Each lock belongs to a lock class named here. Lockdep checks ordering per
- * class, so locks that nest must be of different classes, and the class list
- * is the lock order of the whole module: a lock may only be taken while
- * holding locks of classes listed above it.
+ * class, so locks that nest must be of different classes. The lock order of
+ * the whole module is LOGIN, then the others in the order listed (TARGET,
+ * PORT, TEST, CHANNEL): a lock may only be taken while holding locks of
+ * classes before it. (LOGIN was added last; its value keeps the others'.)
  */
 #ifndef SRPT_ABI_LOCK_H
 #define SRPT_ABI_LOCK_H
@@ -22,7 +23,7 @@ enum srpt_lock_class {
 	SRPT_LOCK_TEST = 2,	/* host unit tests of the lock wrappers */
 	SRPT_LOCK_CHANNEL = 3,	/* spinlock: one channel's state, slots, credits */
 	SRPT_LOCK_LOGIN = 4,	/* serialises logins with TPG and device removal;
-				 * taken before SRPT_LOCK_TARGET */
+				 * first in the lock order */
 	SRPT_LOCK_CLASS_COUNT
 };
 

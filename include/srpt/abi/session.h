@@ -32,10 +32,11 @@ int srpt_k_work_create(void (*fn)(void *arg), void *arg,
 		       struct srpt_k_work **out) SRPT_NOEXCEPT;
 /* Queues the work unless it is already pending. */
 void srpt_k_work_queue(struct srpt_k_work *w) SRPT_NOEXCEPT;
-/* Must not be pending or running. */
+/*
+ * Must not be pending, nor running, except as the last action of its own
+ * function (a channel's release work may drop the channel's last reference).
+ */
 void srpt_k_work_destroy(struct srpt_k_work *w) SRPT_NOEXCEPT;
-/* Waits for every queued work item to finish. */
-void srpt_k_work_flush_all(void) SRPT_NOEXCEPT;
 
 /* A one-shot event to wait for (a channel's release). */
 struct srpt_k_completion;

@@ -121,7 +121,9 @@ class Channel : public RefCounted<Channel> {
   void on_release(Command& c);
 
   // Read-mostly identity.
-  const u8 (&initiator_port_id() const)[16] { return cfg_.i_port_id; }
+  // The I_T nexus: initiator port id, target port id, RDMA port.
+  bool is_nexus(const Port& port, const u8 (&i_port_id)[16],
+                const u8 (&t_port_id)[16]) const;
   bool same_nexus(const Channel& o) const;
   Port& port() const { return *cfg_.port; }
   Tpg* tpg() const { return tpg_; }

@@ -26,11 +26,13 @@ class ChannelTest : public LoginTest {
     const auto& s = fake::submissions();
     return s.empty() ? nullptr : s.back().cmd;
   }
-  // A data-out SRP_CMD with one direct descriptor, received and submitted.
-  srpt_k_cmd* SubmitDirectWrite(const Outcome& o, uint64_t va, uint32_t key, uint32_t len) {
+  // An SRP_CMD with one direct descriptor for `dir`, received and submitted.
+  srpt_k_cmd* SubmitDirect(const Outcome& o, srpt_data_dir dir, uint64_t va, uint32_t key,
+                           uint32_t len) {
+    const bool out = dir == SRPT_DIR_WRITE;
     SrpCmd c;
-    c.buf_fmt = srp::kDirect << 4;
-    c.out_cnt = 1;
+    c.buf_fmt = out ? srp::kDirect << 4 : srp::kDirect;
+    (out ? c.out_cnt : c.in_cnt) = 1;
     c.tail = DirectDesc(va, key, len);
     Receive(o, EncodeSrpCmd(c));
     return LastSubmitted();
@@ -260,7 +262,7 @@ TEST_F(ChannelTest, DataOutIsReadThenExecuted) {
 
 TEST_F(ChannelTest, AFailedDataOutReadEndsInCheckCondition) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
-  srpt_k_cmd* cmd = SubmitDirectWrite(o, 0x20000, 0x99, 512);
+  srpt_k_cmd* cmd = SubmitDirect(o, SRPT_DIR_WRITE, 0x20000, 0x99, 512);
   ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
   fake::complete_rdma_read(cmd, false);
   EXPECT_EQ(1, cmd->fails);
@@ -745,12 +747,7 @@ TEST_F(ChannelTest, AnAbortedCommandGivesItsIuAndCreditBack) {
 
 TEST_F(ChannelTest, DataInRetriesWhenTheSendQueueIsFull) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
-  SrpCmd c;
-  c.buf_fmt = srp::kDirect;
-  c.in_cnt = 1;
-  c.tail = DirectDesc(0x1000, 1, 4096);
-  Receive(o, EncodeSrpCmd(c));
-  srpt_k_cmd* cmd = LastSubmitted();
+  srpt_k_cmd* cmd = SubmitDirect(o, SRPT_DIR_READ, 0x1000, 1, 4096);
   fake::fail_call(fake::Call::CmdRdmaPrepare, -SRPT_ENOMEM);
   EXPECT_EQ(-SRPT_ENOMEM, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
   EXPECT_TRUE(Posted(o).empty());
@@ -764,7 +761,7 @@ TEST_F(ChannelTest, DataInRetriesWhenTheSendQueueIsFull) {
 
 TEST_F(ChannelTest, WritePendingRetriesWhenTheReadsCannotBePosted) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
-  srpt_k_cmd* cmd = SubmitDirectWrite(o, 0x1000, 1, 4096);
+  srpt_k_cmd* cmd = SubmitDirect(o, SRPT_DIR_WRITE, 0x1000, 1, 4096);
   fake::fail_call(fake::Call::CmdRdmaRead, -SRPT_ENOMEM);
   EXPECT_EQ(-SRPT_ENOMEM, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
   EXPECT_TRUE(cmd->segs.empty()) << "the contexts were dropped again";
@@ -801,12 +798,7 @@ TEST_F(ChannelTest, IndirectSegmentsAreClippedToWhatTheBackendMoved) {
 
 TEST_F(ChannelTest, DataInWithNoDataIsJustTheResponse) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
-  SrpCmd c;
-  c.buf_fmt = srp::kDirect;
-  c.in_cnt = 1;
-  c.tail = DirectDesc(0x1000, 1, 4096);
-  Receive(o, EncodeSrpCmd(c));
-  srpt_k_cmd* cmd = LastSubmitted();
+  srpt_k_cmd* cmd = SubmitDirect(o, SRPT_DIR_READ, 0x1000, 1, 4096);
   fake::set_cmd_result(cmd, srpt_cmd_result{0, 1, 0, 4096, nullptr, 0, 0});
   ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
   EXPECT_EQ(0u, fake::count_calls("srpt_k_cmd_rdma_prepare"));

@@ -304,11 +304,6 @@ extern "C" int srpt_k_cmd_rdma_prepare(srpt_k_cmd* cmd, srpt_data_dir dir,
   return 0;
 }
 
-extern "C" uint32_t srpt_k_cmd_rdma_wr_count(const srpt_k_cmd* cmd) noexcept {
-  if (!fake::live_cmd(cmd, "srpt_k_cmd_rdma_wr_count")) return 0;
-  return cmd->wrs;
-}
-
 extern "C" int srpt_k_cmd_rdma_read(srpt_k_cmd* cmd) noexcept {
   fake::trace("srpt_k_cmd_rdma_read", cmd);
   if (!fake::live_cmd(cmd, "srpt_k_cmd_rdma_read") ||

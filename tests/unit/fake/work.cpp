@@ -121,8 +121,3 @@ extern "C" void srpt_k_work_destroy(srpt_k_work* w) noexcept {
   delete w;
 }
 
-extern "C" void srpt_k_work_flush_all(void) noexcept {
-  fake::might_sleep("srpt_k_work_flush_all");
-  fake::trace("srpt_k_work_flush_all", nullptr);
-  fake::run_works();
-}

@@ -3,7 +3,7 @@
 //
 // srpt_k_work_queue() only records the item (FIFO; a no-op while it is
 // pending). Nothing runs until the test runs queued works (run_works), or a
-// fake wait does (loop.h: srpt_k_wait, the session drain, flush_all). Each
+// fake wait does (loop.h: srpt_k_wait, the session drain). Each
 // item runs as another kernel thread (thread.h) and may destroy itself.
 //
 // Violations: destroying a pending item (it would run after being freed),
