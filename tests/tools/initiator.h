@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The hostile test initiator: one login attempt over either connection
+ * manager, with login bytes chosen by the caller, and what the target did.
+ *
+ * Two back ends implement ti_login()/ti_finish() for one CM each:
+ *   rdma_cm.c  RDMA/CM from userspace (librdmacm)
+ *   ib_cm.c    IB/CM through the test-only kernel module srpt_test_ibcm.ko
+ *              (tests/tools/ibcm/), which builds a RoCE path record and sends
+ *              the REQ from the kernel; userspace cannot send IB/CM REQs.
+ * srp_initiator.c is the command line both share.
+ */
+#ifndef SRPT_TEST_INITIATOR_H
+#define SRPT_TEST_INITIATOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum ti_cm { TI_CM_RDMA = 1, TI_CM_IB = 2 };
+
+/* What the initiator does once the target answered the REQ with a REP. */
+enum ti_after {
+	TI_AFTER_DISCONNECT = 0, /* RTU, hold hold_ms, then DREQ (waits for DREP) */
+	TI_AFTER_NO_RTU = 1,	 /* never send RTU; keep the id hold_ms, then destroy it */
+	TI_AFTER_REJECT_REP = 2, /* disconnect before RTU: answer the REP with a REJ */
+	TI_AFTER_VANISH = 3,	 /* RTU, then never answer again (no DREP) until ti_finish() */
+};
+
+enum ti_result {
+	TI_ESTABLISHED = 0, /* REP received (priv = SRP_LOGIN_RSP) */
+	TI_REJECTED = 1,    /* REJ received (priv = SRP_LOGIN_REJ, or empty) */
+	TI_UNREACHABLE = 2, /* address/route resolution or the REQ itself failed */
+	TI_TIMEOUT = 3,	    /* no REP or REJ within timeout_ms */
+	TI_ERROR = 4,	    /* local failure of the tool; see outcome.what */
+};
+
+struct ti_login {
+	enum ti_cm cm;
+	const char *dev;	 /* local RDMA device ("rxe0"); IB/CM only */
+	const char *addr;	 /* target IPv4/IPv6 address */
+	uint16_t rdma_port;	 /* RDMA/CM: target TCP-space port */
+	uint64_t service_id;	 /* IB/CM: service id (host order) */
+	const uint8_t *req;	 /* login private data, any length, any bytes */
+	size_t req_len;
+	enum ti_after after;
+	unsigned int hold_ms;
+	unsigned int timeout_ms; /* for the REP/REJ; 0 = 5000 */
+};
+
+struct ti_outcome {
+	enum ti_result result;
+	int cm_status;		 /* IB/CM reject reason (28 = consumer defined) */
+	uint8_t priv[256];	 /* private data of the REP or REJ as received */
+	size_t priv_len;
+	uint64_t latency_ns;	 /* REQ sent to REP/REJ received */
+	char what[128];		 /* TI_ERROR/TI_UNREACHABLE: the step that failed */
+};
+
+/* Each back end's struct ti_conn begins with `enum ti_cm cm;`. */
+struct ti_conn;
+
+/*
+ * Makes one login attempt and fills `out`. Returns the connection (also for
+ * a rejected or failed attempt, so that ti_finish() is always called) or
+ * NULL when nothing could be allocated. Thread-safe: concurrent logins run
+ * one per thread.
+ */
+struct ti_conn *ti_login(const struct ti_login *in, struct ti_outcome *out);
+/* Carries out in->after (hold, DREQ, REJ, ...) and frees the connection. */
+void ti_finish(struct ti_conn *c);
+
+/* Back ends; ti_login() dispatches on in->cm. */
+struct ti_conn *ti_rdma_login(const struct ti_login *in, struct ti_outcome *out);
+void ti_rdma_finish(struct ti_conn *c);
+struct ti_conn *ti_ib_login(const struct ti_login *in, struct ti_outcome *out);
+void ti_ib_finish(struct ti_conn *c);
+
+#endif /* SRPT_TEST_INITIATOR_H */
