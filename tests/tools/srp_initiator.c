@@ -8,7 +8,10 @@
  *          [--dev NAME] (--req HEX | --login I_PORT_ID TARGET_PORT_ID
  *          [--it-iu-len N] [--flags N] [--buf-fmt N] [--opcode N])
  *          [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]
- *          [--timeout-ms N] [--count N | --concurrent N]
+ *          [--timeout-ms N] [--count N | --concurrent N] [--dump]
+ *
+ * --dump prints the login bytes (hex) instead of sending them; with --req
+ * and --concurrent every login sends the same bytes (one I_T nexus).
  *
  * One line per login, by index:
  *   login=I result=R cm_status=N latency_us=N reason=0xNNNNNNNN priv=HEX
@@ -215,7 +218,7 @@ static void usage(const char *argv0)
 		"       (--req HEX | --login I_PORT_ID TARGET_PORT_ID [--it-iu-len N]\n"
 		"        [--flags N] [--buf-fmt N] [--opcode N])\n"
 		"       [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]\n"
-		"       [--timeout-ms N] [--count N | --concurrent N]\n", argv0);
+		"       [--timeout-ms N] [--count N | --concurrent N] [--dump]\n", argv0);
 	exit(2);
 }
 
@@ -229,7 +232,7 @@ int main(int argc, char **argv)
 		{ "buf-fmt", 1, 0, 'b' }, { "opcode", 1, 0, 'o' },
 		{ "after", 1, 0, 'A' }, { "hold-ms", 1, 0, 'H' },
 		{ "timeout-ms", 1, 0, 'T' }, { "count", 1, 0, 'n' },
-		{ "concurrent", 1, 0, 'C' }, { 0 }
+		{ "concurrent", 1, 0, 'C' }, { "dump", 0, 0, 'D' }, { 0 }
 	};
 	struct login_fields f = { .it_iu_len = 8260, .buf_fmt = 0x06 };
 	struct ti_login base = { .cm = TI_CM_RDMA, .dev = "rxe0", .rdma_port = 5555 };
@@ -238,7 +241,7 @@ int main(int argc, char **argv)
 	int have_raw = 0, have_login = 0, count = 1, concurrent = 0;
 	int n, i, c, established = 0, rejected = 0, timeout = 0, error = 0;
 	uint64_t t0, wall, *lat;
-	int have_service_id = 0;
+	int have_service_id = 0, dump = 0;
 	pthread_t *th = NULL;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -289,12 +292,13 @@ int main(int argc, char **argv)
 		case 'T': base.timeout_ms = strtoul(optarg, NULL, 0); break;
 		case 'n': count = atoi(optarg); break;
 		case 'C': concurrent = atoi(optarg); break;
+		case 'D': dump = 1; break;
 		default: usage(argv[0]);
 		}
 	}
 	if (!base.addr || have_raw == have_login || optind != argc)
 		usage(argv[0]);
-	if (base.cm == TI_CM_IB && !have_service_id) {
+	if (base.cm == TI_CM_IB && !have_service_id && !dump) {
 		fprintf(stderr, "--cm ib needs --service-id\n");
 		return 2;
 	}
@@ -319,6 +323,12 @@ int main(int argc, char **argv)
 		j->in.req = j->req;
 	}
 
+	if (dump) {
+		for (len = 0; len < jobs[0].in.req_len; len++)
+			printf("%02x", jobs[0].req[len]);
+		printf("\n");
+		return 0;
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	t0 = now_ns();
 	if (concurrent) {

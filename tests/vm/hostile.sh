@@ -113,3 +113,71 @@ ti_login_table() {
 	ti_expect "$cm valid again" established - "$cm" --login "$iid" "$tid"
 	srp_wait_channels 0
 }
+
+# ti_after_rep CM: what the initiator does after the REP. Each login's
+# channel must be released whatever the initiator does; the times it takes
+# are logged.
+ti_after_rep() {
+	local cm=$1 iid tid t pid req s
+	iid=$(ti_initiator_port_id)
+	tid=$(ti_target_port_id)
+	t=$SRPT_CFS/$(port_guid_name)/tpgt_1
+
+	# Disconnect before RTU: the REP is answered with a REJ.
+	ti_expect "$cm reject-rep" established - "$cm" --login "$iid" "$tid" --after reject-rep
+	srp_wait_channels 0
+
+	# No RTU for 2 s; the channel waits in "connecting", then the id's
+	# destruction rejects the REP.
+	ti "$cm" --login "$iid" "$tid" --after no-rtu --hold-ms 2000 >"$TMPDIR/no-rtu.out" &
+	pid=$!
+	sleep 1
+	srp_channels | grep -q connecting || { srp_channels; fail "$cm no-rtu: no connecting channel"; }
+	wait "$pid" || fail "$cm no-rtu: $(cat "$TMPDIR/no-rtu.out")"
+	srp_wait_channels 0
+
+	# Vanish after RTU: the initiator never answers the target's DREQ.
+	# Disabling the TPG must not wait for it, and the channel is released
+	# after the CM's DREQ timeout.
+	ti "$cm" --login "$iid" "$tid" --after vanish --hold-ms 120000 >"$TMPDIR/vanish.out" &
+	pid=$!
+	for s in $(seq 100); do srp_channels | grep -q " live " && break; sleep 0.1; done
+	srp_channels | grep -q " live " || fail "$cm vanish: no live channel"
+	s=$(date +%s%N)
+	run timeout 20 sh -c "echo 0 > $t/enable"
+	log "$cm vanish: TPG disable took $((($(date +%s%N) - s) / 1000000)) ms"
+	for i in $(seq 900); do [ "$(srp_channels | wc -l)" -eq 0 ] && break; sleep 0.1; done
+	log "$cm vanish: channel released $((($(date +%s%N) - s) / 1000000)) ms after the DREQ"
+	srp_wait_channels 0
+	kill "$pid"
+	wait "$pid"
+	run sh -c "echo 1 > $t/enable"
+
+	# Two SINGLE logins of one I_T nexus at once: one channel survives.
+	req=$(ti "$cm" --login "$iid" "$tid" --dump)
+	ti "$cm" --req "$req" --concurrent 2 --hold-ms 3000 >"$TMPDIR/single.out" &
+	pid=$!
+	sleep 2
+	srp_wait_channels 1
+	wait "$pid"
+	log "$cm SINGLE race: $(grep -c result=established "$TMPDIR/single.out") of 2 established"
+	grep -q result=established "$TMPDIR/single.out" || fail "$cm SINGLE race: none established"
+	grep -v '^summary' "$TMPDIR/single.out" | grep -v -e result=established -e 'reason=0x0001000[16]' &&
+		fail "$cm SINGLE race: an outcome other than established or a reject"
+	srp_wait_channels 0
+}
+
+# ti_channel_limit CM: with max_channels_per_nexus=1 (the module loaded so),
+# a second MULTI login of a live I_T nexus is refused with 0x00010006.
+ti_channel_limit() {
+	local cm=$1 iid tid pid
+	iid=$(ti_initiator_port_id)
+	tid=$(ti_target_port_id)
+	ti "$cm" --login "$iid" "$tid" --flags 1 --hold-ms 4000 >"$TMPDIR/first.out" &
+	pid=$!
+	sleep 2
+	srp_wait_channels 1
+	ti_expect "$cm channel limit" rejected 0x00010006 "$cm" --login "$iid" "$tid" --flags 1
+	wait "$pid" || fail "$cm first MULTI login: $(cat "$TMPDIR/first.out")"
+	srp_wait_channels 0
+}
