@@ -177,12 +177,14 @@ int srpt_core_cmd_queue_status(void* ctx) noexcept {
   return c.channel().on_queue_status(c);
 }
 
-void srpt_core_cmd_queue_tm_rsp(void*) noexcept {
-  // No task management request is handed to the target core yet.
+void srpt_core_cmd_queue_tm_rsp(void* ctx) noexcept {
+  srpt::Command& c = command_of(ctx);
+  c.channel().on_queue_tm_rsp(c);
 }
 
-void srpt_core_cmd_aborted(void*) noexcept {
-  // Nothing of ours to undo: the RDMA contexts go with srpt_k_cmd_free().
+void srpt_core_cmd_aborted(void* ctx) noexcept {
+  srpt::Command& c = command_of(ctx);
+  c.channel().on_aborted(c);
 }
 
 void srpt_core_cmd_release(void* ctx) noexcept {

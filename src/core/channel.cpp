@@ -442,6 +442,7 @@ void Channel::repost(u32 index) {
 
 void Channel::handle_cmd(Command& c, u32 index, u32 len) {
   c.recv_index = index;
+  c.is_tmf = false;
   const u8* iu = recv_buf(index);
   const CmdRefusal refusal = parse_srp_cmd(iu, len, iu_limits_, &c.parsed);
   if (refusal != CmdRefusal::None) {
@@ -473,20 +474,79 @@ void Channel::handle_cmd(Command& c, u32 index, u32 len) {
 }
 
 void Channel::handle_tsk_mgmt(Command& c, u32 index, u32 len) {
-  // Task management through the target core is the data-path issue's; until
-  // then every function is answered "not supported", which ib_srp's error
-  // handling escalates to a reconnect.
   c.recv_index = index;
-  c.state = Command::State::RspOnly;
-  srpt_log_ratelimited(SRPT_LOG_WARNING,
-                       "channel %s: SRP_TSK_MGMT answered 'not supported'\n",
-                       sess_name_.c_str());
+  c.is_tmf = true;
+  c.parsed = ParsedCmd{};
+  const TskMgmtRefusal refusal = parse_srp_tsk_mgmt(recv_buf(index), len, &c.tmf);
+  // The SRP_RSP echoes the request's tag (send_response reads parsed.tag
+  // for commands; a task management response has no other field of it).
+  c.parsed.tag = c.tmf.tag;
+  if (refusal != TskMgmtRefusal::None) {
+    srpt_log_ratelimited(SRPT_LOG_WARNING,
+                         "channel %s: SRP_TSK_MGMT function 0x%02x refused: %s\n",
+                         sess_name_.c_str(), c.tmf.srp_func,
+                         tsk_mgmt_refusal_name(refusal));
+    c.state = Command::State::RspOnly;
+    answer_tsk_mgmt(c, tsk_mgmt_refusal_code(refusal));
+    return;
+  }
+  srpt_log_ratelimited(SRPT_LOG_INFO,
+                       "channel %s: %s lun %llu task tag 0x%llx\n",
+                       sess_name_.c_str(), tsk_mgmt_func_name(c.tmf.srp_func),
+                       static_cast<unsigned long long>(c.tmf.lun),
+                       static_cast<unsigned long long>(tag_value(c.tmf.task_tag)));
+  // The target core decides what each function does to the commands it
+  // holds, and answers in on_queue_tm_rsp(). ABORT TASK names the command by
+  // the tag the initiator gave it, which is the tag it was submitted with.
+  c.state = Command::State::Submitted;
+  srpt_tmf_submit s{};
+  s.func = c.tmf.func;
+  s.lun = c.tmf.lun;
+  s.tag = tag_value(c.tmf.tag);
+  s.ref_tag = tag_value(c.tmf.task_tag);
+  const int ret = srpt_k_cmd_submit_tmf(c.kcmd, sess_, &s);
+  if (ret != 0) {
+    // Nothing reached the target core (no memory, or the session is
+    // stopping because the channel closes): the slot is ours again.
+    srpt_log_ratelimited(SRPT_LOG_WARNING,
+                         "channel %s: %s not submitted (%d): answered FAILED\n",
+                         sess_name_.c_str(), tsk_mgmt_func_name(c.tmf.srp_func), ret);
+    c.state = Command::State::RspOnly;
+    answer_tsk_mgmt(c, kTmrFailed);
+  }
+}
+
+void Channel::answer_tsk_mgmt(Command& c, u8 rsp_code) {
+  // Status GOOD with four bytes of response data (RSPVALID), as SRP asks of
+  // every SRP_TSK_MGMT answer; the credit comes back as for any response.
   RspFields f{};
-  f.tag = tag_of(recv_buf(index), len);
+  f.tag = c.tmf.tag;
   f.status = kScsiStatusGood;
   f.has_rsp_code = true;
-  f.rsp_code = kTmrNotSupported;
+  f.rsp_code = rsp_code;
   send_response(c, f);
+}
+
+void Channel::on_queue_tm_rsp(Command& c) {
+  if (SRPT_CHECK_FAILED(c.is_tmf && c.state == Command::State::Submitted)) return;
+  const srpt_tmf_result r = srpt_k_cmd_tmf_result(c.kcmd);
+  const u8 code = tsk_mgmt_rsp_code(r);
+  srpt_log_ratelimited(SRPT_LOG_INFO,
+                       "channel %s: %s lun %llu: target core answered %d, response code 0x%02x\n",
+                       sess_name_.c_str(), tsk_mgmt_func_name(c.tmf.srp_func),
+                       static_cast<unsigned long long>(c.tmf.lun), static_cast<int>(r),
+                       code);
+  answer_tsk_mgmt(c, code);
+}
+
+void Channel::on_aborted(Command& c) {
+  // The "aborted" path of command.h: release_cmd follows; nothing was sent
+  // and nothing may be. Only a command the target core holds is aborted.
+  SRPT_ASSERT(c.state == Command::State::Submitted);
+  srpt_log_ratelimited(SRPT_LOG_INFO, "channel %s: %s with tag 0x%llx aborted\n",
+                       sess_name_.c_str(),
+                       c.is_tmf ? "task management request" : "command",
+                       static_cast<unsigned long long>(tag_value(c.parsed.tag)));
 }
 
 // --- responses ---------------------------------------------------------------

@@ -18,6 +18,7 @@ static_assert(SRPT_EBUSY == EBUSY);
 static_assert(SRPT_EEXIST == EEXIST);
 static_assert(SRPT_ENODEV == ENODEV);
 static_assert(SRPT_EINVAL == EINVAL);
+static_assert(SRPT_ESHUTDOWN == ESHUTDOWN);
 static_assert(SRPT_ENOSPC == ENOSPC);
 static_assert(SRPT_ERANGE == ERANGE);
 static_assert(SRPT_ENAMETOOLONG == ENAMETOOLONG);

@@ -12,8 +12,11 @@
  * when the target core is done with the command (fabric.c), srpt_k_cmd_free()
  * drops the other after the response went out; the last one calls
  * release_cmd (srpt_shim_cmd_release()), which tells the core the slot is
- * free. An aborted command without a response is released by the target
- * core alone (aborted_task, then release_cmd).
+ * free. An aborted command (ABORT TASK, LUN RESET, a stopping session)
+ * that had no response yet is ended by the target core alone: it drops the
+ * TARGET_SCF_ACK_KREF reference itself, calls aborted_task, then
+ * release_cmd; srpt_k_cmd_free() is never called for it. Task management
+ * requests use a slot's se_cmd the same way (srpt_k_cmd_submit_tmf()).
  *
  * Each remote segment gets its own rdma_rw context over its own scatterlist
  * (a slice of t_data_sg, or t_data_sg itself when one segment covers the
@@ -411,6 +414,73 @@ void srpt_k_cmd_submit(struct srpt_k_cmd *cmd, struct srpt_k_session *sess,
 			       NULL, 0, NULL, 0, GFP_KERNEL))
 		return;
 	target_submit(se_cmd);
+}
+
+/* --- task management ----------------------------------------------------- */
+
+static unsigned char srpt_k_tmr_function(enum srpt_tmf func)
+{
+	switch (func) {
+	case SRPT_TMF_ABORT_TASK:
+		return TMR_ABORT_TASK;
+	case SRPT_TMF_ABORT_TASK_SET:
+		return TMR_ABORT_TASK_SET;
+	case SRPT_TMF_CLEAR_TASK_SET:
+		return TMR_CLEAR_TASK_SET;
+	case SRPT_TMF_LUN_RESET:
+		return TMR_LUN_RESET;
+	case SRPT_TMF_CLEAR_ACA:
+		return TMR_CLEAR_ACA;
+	}
+	/* The core submits only the functions above; anything else is its bug. */
+	WARN_ON_ONCE(1);
+	return TMR_UNKNOWN;
+}
+
+int srpt_k_cmd_submit_tmf(struct srpt_k_cmd *cmd, struct srpt_k_session *sess,
+			  const struct srpt_tmf_submit *s)
+{
+	struct se_session *se_sess = (struct se_session *)sess;
+	struct se_cmd *se_cmd = &cmd->se_cmd;
+
+	/* SAFETY: as in srpt_k_cmd_submit(), the slot's last command was released. */
+	memset(se_cmd, 0, sizeof(*se_cmd));
+	WARN_ON_ONCE(cmd->n_rw);
+	se_cmd->tag = s->tag;
+
+	/*
+	 * SAFETY: process context (GFP_KERNEL). With TARGET_SCF_ACK_KREF the
+	 * target core holds two references, dropped as for a SCSI command
+	 * (check_stop_free after queue_tm_rsp, srpt_k_cmd_free() after the
+	 * send). A LUN the session does not map is answered through
+	 * queue_tm_rsp too (from a work item). A non-zero return leaves no
+	 * reference and no se_tmr_req behind: the target core released what
+	 * it had set up.
+	 */
+	return target_submit_tmr(se_cmd, se_sess, cmd->sense, s->lun, NULL,
+				 srpt_k_tmr_function(s->func), GFP_KERNEL,
+				 s->ref_tag, TARGET_SCF_ACK_KREF);
+}
+
+enum srpt_tmf_result srpt_k_cmd_tmf_result(struct srpt_k_cmd *cmd)
+{
+	struct se_tmr_req *tmr = cmd->se_cmd.se_tmr_req;
+
+	if (WARN_ON_ONCE(!tmr))
+		return SRPT_TMF_RESULT_FAILED;
+	switch (tmr->response) {
+	case TMR_FUNCTION_COMPLETE:
+		return SRPT_TMF_RESULT_COMPLETE;
+	case TMR_TASK_DOES_NOT_EXIST:
+		return SRPT_TMF_RESULT_NO_TASK;
+	case TMR_LUN_DOES_NOT_EXIST:
+		return SRPT_TMF_RESULT_NO_LUN;
+	case TMR_TASK_MGMT_FUNCTION_NOT_SUPPORTED:
+		return SRPT_TMF_RESULT_NOT_SUPPORTED;
+	case TMR_FUNCTION_REJECTED:
+		return SRPT_TMF_RESULT_REJECTED;
+	}
+	return SRPT_TMF_RESULT_FAILED;
 }
 
 void srpt_k_cmd_execute(struct srpt_k_cmd *cmd)

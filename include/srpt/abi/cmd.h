@@ -106,6 +106,49 @@ struct srpt_cmd_result {
 void srpt_k_cmd_result(struct srpt_k_cmd *cmd,
 		       struct srpt_cmd_result *out) SRPT_NOEXCEPT;
 
+/*
+ * Task management. The core decides which function an SRP_TSK_MGMT asks
+ * for; the shim hands it to the target core (target_submit_tmr) on the
+ * slot's se_cmd and translates the target core's answer back.
+ */
+enum srpt_tmf {
+	SRPT_TMF_ABORT_TASK = 1,
+	SRPT_TMF_ABORT_TASK_SET = 2,
+	SRPT_TMF_CLEAR_TASK_SET = 3,
+	SRPT_TMF_LUN_RESET = 4,
+	SRPT_TMF_CLEAR_ACA = 5,
+};
+
+/* The target core's answer to a task management request. */
+enum srpt_tmf_result {
+	SRPT_TMF_RESULT_COMPLETE = 0,
+	SRPT_TMF_RESULT_NO_TASK = 1,		/* ABORT TASK: no such command */
+	SRPT_TMF_RESULT_NO_LUN = 2,		/* the LUN is not mapped */
+	SRPT_TMF_RESULT_NOT_SUPPORTED = 3,	/* the target core lacks it */
+	SRPT_TMF_RESULT_REJECTED = 4,		/* tried and failed */
+	SRPT_TMF_RESULT_FAILED = 5,		/* any other answer */
+};
+
+struct srpt_tmf_submit {
+	enum srpt_tmf func;
+	uint64_t lun;		/* scsilun_to_int() of the 8-byte LUN */
+	uint64_t tag;		/* the request's own tag */
+	uint64_t ref_tag;	/* ABORT TASK: the tag of the command to abort */
+};
+/*
+ * Hands the request to the target core. 0: it answers through
+ * srpt_core_cmd_queue_tm_rsp() (or, if the request is itself aborted,
+ * through srpt_core_cmd_aborted() and srpt_core_cmd_release() without an
+ * answer), and the command is ended as any other: srpt_k_cmd_free() after
+ * the response went out. Non-zero (-ENOMEM, -ESHUTDOWN when the session is
+ * stopping): the target core holds nothing of the command and will never
+ * call back for it; the slot is the caller's again.
+ */
+int srpt_k_cmd_submit_tmf(struct srpt_k_cmd *cmd, struct srpt_k_session *sess,
+			  const struct srpt_tmf_submit *s) SRPT_NOEXCEPT;
+/* In srpt_core_cmd_queue_tm_rsp(): what the target core answered. */
+enum srpt_tmf_result srpt_k_cmd_tmf_result(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
+
 /* Target-core callbacks, process context. Return 0 or a negative errno. */
 int srpt_core_cmd_write_pending(void *ctx) SRPT_NOEXCEPT;
 int srpt_core_cmd_queue_data_in(void *ctx) SRPT_NOEXCEPT;

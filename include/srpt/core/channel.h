@@ -118,6 +118,8 @@ class Channel : public RefCounted<Channel> {
   void on_rdma_done(Command& c, bool ok);
   int on_queue_data_in(Command& c);
   int on_queue_status(Command& c);
+  void on_queue_tm_rsp(Command& c);
+  void on_aborted(Command& c);
   void on_release(Command& c);
 
   // Read-mostly identity.
@@ -157,6 +159,7 @@ class Channel : public RefCounted<Channel> {
   void dispatch(u32 index, u32 len, Command* slot);
   void handle_cmd(Command& c, u32 index, u32 len);
   void handle_tsk_mgmt(Command& c, u32 index, u32 len);
+  void answer_tsk_mgmt(Command& c, u8 rsp_code);
   void process_waiting();
   void repost(u32 index);
   void send_response(Command& c, RspFields f);

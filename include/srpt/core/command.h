@@ -9,10 +9,27 @@
 // response's send completes. While busy it may hold the receive IU of its
 // request (recv_index); that IU is reposted just before the response is
 // posted, and a credit is only returned once the IU is back on the queue.
+//
+// A Submitted command (an SRP_CMD or an SRP_TSK_MGMT handed to the target
+// core) ends exactly once, in release_cmd (Channel::on_release), along one
+// of two paths that exclude each other:
+//   answered  the target core called queue_data_in, queue_status or
+//             queue_tm_rsp; we posted the SRP_RSP; its send completion
+//             (flushed or not) calls srpt_k_cmd_free(), which drops our
+//             reference; release_cmd follows.
+//   aborted   an ABORT TASK, a LOGICAL UNIT RESET or a stopping session
+//             aborted it before the target core answered: aborted_task,
+//             then release_cmd, with no response; the target core dropped
+//             our reference itself, so srpt_k_cmd_free() must not be called
+//             and is not (only a send completion calls it, and nothing was
+//             sent). The request's IU and its credit go back in on_release.
+// The target core never aborts a command it has answered (CMD_T_COMPLETE is
+// set before the answer), so a command never takes both paths.
 #pragma once
 
 #include <srpt/abi/cmd.h>
 #include <srpt/core/srp_cmd.h>
+#include <srpt/core/srp_tsk_mgmt.h>
 #include <srpt/rt/list.h>
 #include <srpt/rt/types.h>
 
@@ -37,7 +54,10 @@ class Command : Pinned {
   srpt_k_cmd* kcmd = nullptr;
   State state = State::Free;
   u32 recv_index = kNoRecv;
+  // The request: an SRP_CMD (parsed) or, when is_tmf, an SRP_TSK_MGMT (tmf).
+  bool is_tmf = false;
   ParsedCmd parsed{};
+  ParsedTskMgmt tmf{};
   ListNode free_node;
 
  private:

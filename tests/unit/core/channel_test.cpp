@@ -335,9 +335,9 @@ TEST_F(ChannelTest, MalformedCommandsGetCheckConditionWithoutSubmit) {
   EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "immediate data not negotiated"));
 }
 
-TEST_F(ChannelTest, TaskManagementIsAnsweredNotSupported) {
+TEST_F(ChannelTest, TaskManagementWithAnUnknownFunctionIsNotSupported) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
-  Receive(o, SimpleIu(srp::kTskMgmt, 0x55, 48));
+  Receive(o, SimpleIu(srp::kTskMgmt, 0x55, 48));  // function 0: none
   const RspView v = LastRsp(o);
   EXPECT_EQ(0x55u, v.tag);
   EXPECT_EQ(srp::kRspFlagRspValid, v.flags);

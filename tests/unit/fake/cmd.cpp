@@ -19,6 +19,7 @@ namespace {
 struct CmdState {
   std::vector<srpt_k_cmd*> cmds;
   std::vector<Submission> submissions;
+  std::vector<TmfSubmission> tmf_submissions;
   int next_serial = 1;
 };
 
@@ -77,6 +78,21 @@ void drop_contexts(srpt_k_cmd* cmd) {
 }  // namespace
 
 const std::vector<Submission>& submissions() { return state().submissions; }
+const std::vector<TmfSubmission>& tmf_submissions() { return state().tmf_submissions; }
+
+void answer_tmf(srpt_k_cmd* cmd, srpt_tmf_result r) {
+  if (!live_cmd(cmd, "answer_tmf") || !check_active(cmd, "answer_tmf")) return;
+  if (!cmd->is_tmf) {
+    record_violation("answer_tmf(command #%d): not a task management request",
+                     cmd->serial);
+    return;
+  }
+  OtherThread target_core;
+  trace("answer_tmf", cmd, r);
+  cmd->tmf_result = r;
+  cmd->phase = srpt_k_cmd::Phase::Executing;
+  srpt_core_cmd_queue_tm_rsp(cmd->ctx);
+}
 
 void* cmd_ctx(const srpt_k_cmd* cmd) { return cmd->ctx; }
 
@@ -143,7 +159,10 @@ bool finish_one_cmd_of(srpt_k_session* sess) {
     OtherThread backend;
     trace("backend_completes", c);
     c->phase = srpt_k_cmd::Phase::Executing;
-    srpt_core_cmd_queue_status(c->ctx);
+    if (c->is_tmf)
+      srpt_core_cmd_queue_tm_rsp(c->ctx);
+    else
+      srpt_core_cmd_queue_status(c->ctx);
     return true;
   }
   return false;
@@ -231,6 +250,7 @@ extern "C" void srpt_k_cmd_submit(srpt_k_cmd* cmd, srpt_k_session* sess,
   fake::state().submissions.push_back(sub);
 
   cmd->active = true;
+  cmd->is_tmf = false;
   cmd->sess = sess;
   cmd->submits++;
   cmd->phase = srpt_k_cmd::Phase::Submitted;
@@ -348,4 +368,50 @@ extern "C" void srpt_k_cmd_result(srpt_k_cmd* cmd, srpt_cmd_result* out) noexcep
     return;
   }
   *out = cmd->result;
+}
+
+extern "C" int srpt_k_cmd_submit_tmf(srpt_k_cmd* cmd, srpt_k_session* sess,
+                                     const srpt_tmf_submit* s) noexcept {
+  fake::might_sleep("srpt_k_cmd_submit_tmf");
+  fake::trace("srpt_k_cmd_submit_tmf", cmd, static_cast<int64_t>(s->func));
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_submit_tmf")) return -SRPT_EINVAL;
+  if (cmd->active) {
+    fake::record_violation("srpt_k_cmd_submit_tmf(command #%d): its previous "
+                           "command was not released", cmd->serial);
+    return -SRPT_EINVAL;
+  }
+  const auto all = fake::sessions();
+  if (std::find(all.begin(), all.end(), sess) == all.end()) {
+    fake::record_violation("srpt_k_cmd_submit_tmf(command #%d): %p is not a live "
+                           "session", cmd->serial, static_cast<void*>(sess));
+    return -SRPT_EINVAL;
+  }
+  if (s->func < SRPT_TMF_ABORT_TASK || s->func > SRPT_TMF_CLEAR_ACA)
+    fake::record_violation("srpt_k_cmd_submit_tmf(command #%d): function %d",
+                           cmd->serial, static_cast<int>(s->func));
+  if (int err = fake::injected_call_error(fake::Call::CmdSubmitTmf)) return err;
+  if (sess->stopped) return -SRPT_ESHUTDOWN;  // target_get_sess_cmd() failed
+  fake::state().tmf_submissions.push_back(
+      fake::TmfSubmission{cmd, sess, s->func, s->lun, s->tag, s->ref_tag});
+  cmd->active = true;
+  cmd->is_tmf = true;
+  cmd->tmf_result = SRPT_TMF_RESULT_COMPLETE;
+  cmd->sess = sess;
+  cmd->submits++;
+  cmd->phase = srpt_k_cmd::Phase::Submitted;
+  fake::drop_contexts(cmd);
+  sess->active_cmds++;
+  return 0;
+}
+
+extern "C" srpt_tmf_result srpt_k_cmd_tmf_result(srpt_k_cmd* cmd) noexcept {
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_tmf_result") ||
+      !fake::check_active(cmd, "srpt_k_cmd_tmf_result"))
+    return SRPT_TMF_RESULT_FAILED;
+  if (!cmd->is_tmf) {
+    fake::record_violation("srpt_k_cmd_tmf_result(command #%d): not a task "
+                           "management request", cmd->serial);
+    return SRPT_TMF_RESULT_FAILED;
+  }
+  return cmd->tmf_result;
 }

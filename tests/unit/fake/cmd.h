@@ -11,7 +11,10 @@
 // posted on the QP and completed with complete_rdma_read() (or flushed);
 // srpt_k_cmd_fail() answers CHECK CONDITION through queue_status at once, as
 // transport_generic_request_failure() does; a submission to a stopped
-// session is answered BUSY the same way.
+// session is answered BUSY the same way. srpt_k_cmd_submit_tmf() records a
+// task management request; the test answers it with answer_tmf() (queue_tm_rsp)
+// or aborts it; a stopped session refuses it with -ESHUTDOWN, as
+// target_submit_tmr() does, holding nothing.
 //
 // Violations: submitting a command the target core still holds, freeing one
 // it does not hold (or whose response or RDMA reads are still posted),
@@ -51,6 +54,9 @@ struct srpt_k_cmd {
   int releases = 0;
   int executes = 0;
   int fails = 0;
+  // Task management (srpt_k_cmd_submit_tmf): what the target core answers.
+  bool is_tmf = false;
+  srpt_tmf_result tmf_result = SRPT_TMF_RESULT_COMPLETE;
 };
 
 namespace fake {
@@ -68,6 +74,18 @@ struct Submission {
   bool has_imm;
 };
 const std::vector<Submission>& submissions();
+
+struct TmfSubmission {
+  srpt_k_cmd* cmd;
+  srpt_k_session* sess;
+  srpt_tmf func;
+  uint64_t lun;
+  uint64_t tag;
+  uint64_t ref_tag;
+};
+const std::vector<TmfSubmission>& tmf_submissions();
+// The target core answers a task management request (queue_tm_rsp).
+void answer_tmf(srpt_k_cmd* cmd, srpt_tmf_result r);
 
 void* cmd_ctx(const srpt_k_cmd* cmd);
 // What srpt_k_cmd_result() reports for `cmd` from now on.

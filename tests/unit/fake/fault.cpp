@@ -87,6 +87,7 @@ const char* call_name(Call c) {
     case Call::CmdRdmaPrepare: return "srpt_k_cmd_rdma_prepare";
     case Call::CmdRdmaRead: return "srpt_k_cmd_rdma_read";
     case Call::CmdSendRsp: return "srpt_k_cmd_send_rsp";
+    case Call::CmdSubmitTmf: return "srpt_k_cmd_submit_tmf";
     case Call::Count: break;
   }
   return "?";

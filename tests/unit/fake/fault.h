@@ -57,6 +57,7 @@ enum class Call {
   CmdRdmaPrepare,
   CmdRdmaRead,
   CmdSendRsp,
+  CmdSubmitTmf,
   Count
 };
 const char* call_name(Call c);

@@ -1,0 +1,118 @@
+#!/bin/bash
+# 40 sg_reset during I/O. ib_srp turns a device reset into an SRP_TSK_MGMT
+# LOGICAL UNIT RESET, which the target hands to the target core and answers
+# with response code 0x00: the reset succeeds without a reconnect. ib_srp
+# has no bus or target reset: with --no-esc those fail at the initiator and
+# send nothing; escalating, they end in a host reset, which ib_srp carries out
+# by reconnecting. Writes of a known pattern run all along; whatever the
+# resets aborted is retried by the SCSI midlayer, so the disk must hold the
+# pattern at the end, and every writer pass must have succeeded.
+. "$SRPT_ROOT/tests/vm/lib.sh"
+. "$SRPT_ROOT/tests/vm/srp.sh"
+
+MB=4
+PASSES=2
+
+# writer N: four writers, one per MiB of the pattern, each N direct write
+# passes of its MiB in 16 KiB requests (so that a reset finds commands in
+# flight); one status line per pass.
+writer() {
+	local k i
+	for k in 0 1 2 3; do
+		(
+			for i in $(seq "$1"); do
+				dd if=/tmp/pattern of="$dev" bs=16k skip=$((k * 64)) \
+					seek=$((k * 64)) count=64 oflag=direct status=none
+				echo "writer $k pass $i status $? at $(cut -d' ' -f1 /proc/uptime)" \
+					>>/tmp/writer.log
+			done
+		) &
+	done
+	wait
+}
+stop_writer() {
+	[ -n "${wpid:-}" ] && kill "$wpid" 2>/dev/null
+	wait 2>/dev/null
+}
+trap stop_writer EXIT
+
+# reset_during_io WHAT SG_RESET-OPTIONS...: a reset while a writer runs; the
+# writer must finish every pass, the disk must hold the pattern.
+reset_during_io() {
+	local what=$1 st
+	shift
+	: >/tmp/writer.log
+	writer $PASSES &
+	wpid=$!
+	sleep 2
+	kmsg_mark "40 $what"
+	echo "+ sg_reset $* $dev (at $(cut -d' ' -f1 /proc/uptime))"
+	sg_reset "$@" "$dev"
+	st=$?
+	log "sg_reset $*: status $st at $(cut -d' ' -f1 /proc/uptime)"
+	wait "$wpid"
+	wpid=
+	cat /tmp/writer.log
+	[ "$(grep -c 'status 0 ' /tmp/writer.log)" = $((4 * PASSES)) ] ||
+		fail "$what: a write pass failed"
+	run dd if="$dev" of=/tmp/back bs=1M count=$MB iflag=direct status=none
+	cmp /tmp/pattern /tmp/back || fail "$what: data read back differs from the pattern"
+	log "$what: $MB MiB verified"
+	return $st
+}
+
+srpt_load
+srp_target "$(port_guid_name)" "$VETH0_IP"
+srp_login || fail "add_target failed"
+dev=$(srp_disk) || fail "the initiator shows no LIO disk"
+sd=${dev##*/}
+log "disk: $dev"
+# Commands a LUN reset aborts get no response (SAM: the initiator that asked
+# for the reset knows); ib_srp retries them when they time out.
+echo 15 >"/sys/block/$sd/device/timeout"
+run dd if=/dev/urandom of=/tmp/pattern bs=1M count=$MB status=none
+run dd if=/tmp/pattern of="$dev" bs=1M oflag=direct status=none
+
+# 1. Device (LU) reset: SRP LOGICAL UNIT RESET, answered 0x00, no reconnect.
+reset_during_io device --device --no-esc || fail "sg_reset --device failed"
+expect_dmesg_since "40 device" "SRP reset_device called" "ib_srp sent the LUN reset"
+if ! srpt_is_intree; then
+	expect_dmesg_since "40 device" "ib_srpt: channel .*: LOGICAL UNIT RESET lun 0 " "the target logged it"
+	expect_dmesg_since "40 device" "ib_srpt: channel .*: LOGICAL UNIT RESET lun 0: target core answered 0, response code 0x00" \
+		"and answered FUNCTION COMPLETE"
+	dmesg_since "40 device" | grep -E "ib_srpt: login from|closing:" &&
+		fail "the device reset made the initiator reconnect"
+fi
+dmesg_since "40 device" | grep -iE "reconnect|reset_host" && fail "ib_srp reconnected after a successful LUN reset"
+log "commands the LUN reset aborted: $(dmesg_since "40 device" | grep -c 'ib_srpt: .*command with tag .* aborted')"
+log "ABORT TASKs ib_srp sent afterwards: $(dmesg_since "40 device" | grep -c 'Sending SRP abort')"
+
+# 2. A LUN reset with nothing in flight.
+kmsg_mark "40 idle device"
+run sg_reset --device --no-esc "$dev"
+dmesg_since "40 idle device" | grep -iE "reconnect|reset_host" && fail "idle LUN reset reconnected"
+
+# 3. Bus and target reset without escalation: ib_srp has neither handler, so
+# the ioctl fails at the initiator (nothing reaches the target).
+for r in bus target; do
+	kmsg_mark "40 $r no-esc"
+	echo "+ sg_reset --$r --no-esc $dev (expected to fail: ib_srp has no $r reset)"
+	sg_reset --$r --no-esc "$dev" && log "sg_reset --$r --no-esc succeeded"
+	dmesg_since "40 $r no-esc" | grep -iE "reconnect|reset_host|ib_srpt: login from" &&
+		fail "a $r reset without escalation reconnected"
+done
+
+# 4. Bus reset with escalation during I/O: ends in a host reset (reconnect).
+reset_during_io bus --bus || fail "sg_reset --bus (escalating) failed"
+expect_dmesg_since "40 bus" "reset_host called" "the bus reset escalated to a host reset"
+
+# 5. Host reset during I/O: ib_srp reconnects; I/O goes on.
+reset_during_io host --host || fail "sg_reset --host failed"
+expect_dmesg_since "40 host" "reset_host called" "host reset"
+if ! srpt_is_intree; then
+	expect_dmesg_since "40 host" "ib_srpt: login from $VETH0_IP" "the initiator logged in again"
+fi
+
+srp_cleanup
+srpt_unload || fail "unload failed"
+exit 0
