@@ -500,11 +500,21 @@ void Channel::post_fetch(Command& c) {
 void Channel::on_fetch_done(Command& c, bool ok) {
   if (SRPT_CHECK_FAILED(c.state == Command::State::Fetching)) return;
   sq_return(c);
-  if (!ok) {
-    // The QP is in the error state now (or was flushed): the response
-    // below flushes too and its completion frees the slot.
-    close(CloseReason::QueueError);
-    refuse(c, c.parsed.tag, CmdRefusal::TableFetchFailed);
+  // A failed read leaves the QP in the error state: the channel goes.
+  if (!ok) close(CloseReason::QueueError);
+  bool closing;
+  {
+    SpinGuard g(lock_);
+    closing = state_ >= State::Closing;
+  }
+  if (closing) {
+    // No answer can reach the initiator any more, and this may be the
+    // flush that the release work's QP destruction waits for (the QP is no
+    // longer ours to post on): the slot just goes back, its IU is not
+    // reposted. The command never reached the target core.
+    c.recv_index = Command::kNoRecv;
+    c.state = Command::State::RspOnly;
+    on_release(c);
     return;
   }
   const CmdRefusal refusal = decode_desc_table(
@@ -737,11 +747,11 @@ int Channel::on_write_pending(Command& c) {
   if (wrs < 0) return wrs;  // the target core retries (queue full) or fails it
   // The reads now and the response later must each fit the send queue;
   // a command needing more could never be posted: the target core fails it.
-  if (static_cast<u32>(wrs) + 1 > sq_depth_) {
+  if (static_cast<u32>(wrs) > sq_depth_) {
     srpt_k_cmd_rdma_unprepare(c.kcmd);
     srpt_log_ratelimited(SRPT_LOG_WARNING,
                          "channel %s: command needs %d send work requests, queue holds %u\n",
-                         sess_name_.c_str(), wrs + 1, sq_depth_);
+                         sess_name_.c_str(), wrs, sq_depth_);
     return -SRPT_EINVAL;
   }
   if (!sq_reserve(c, static_cast<u32>(wrs), Command::SqPost::Read)) return 0;

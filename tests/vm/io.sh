@@ -65,7 +65,8 @@ io_fio() {
 	st=$?
 	python3 - "$out" "$name" <<'PY' || st=1
 import json, sys
-d = json.load(open(sys.argv[1]))
+t = open(sys.argv[1]).read()
+d = json.loads(t[t.index("{"):])  # fio may put warnings in front
 bad = 0
 for j in d["jobs"]:
     if j.get("error", 0):

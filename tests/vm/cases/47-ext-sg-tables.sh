@@ -15,14 +15,14 @@ kmsg_mark "47 login"
 dev=$(io_disk max_sect=16384) || exit 1
 
 for bs in 4M 8M; do
-	io_dd_verify "$dev" "$bs" 8 direct
-	io_dd_verify "$dev" "$bs" 8 buffered
+	io_dd_verify "$dev" "$bs" 4 direct
+	io_dd_verify "$dev" "$bs" 4 buffered
 	log "$bs direct and buffered verified"
 done
 io_fio ext-4m --filename="$dev" --direct=1 --rw=write --bs=4M --iodepth=4 \
-	--size=$((64 * IO_SCALE))M --numjobs=2 --offset_increment=$((64 * IO_SCALE))M
+	--size=$((32 * IO_SCALE))M --numjobs=2 --offset_increment=$((32 * IO_SCALE))M
 io_fio ext-8m --filename="$dev" --direct=1 --rw=randwrite --bs=8M --iodepth=4 \
-	--size=$((64 * IO_SCALE))M --numjobs=1 --offset=256M
+	--size=$((32 * IO_SCALE))M --numjobs=1 --offset=256M
 expect_dmesg_since "47 login" "ib_srpt: channel .*: first external descriptor table fetched" \
 	"the external-table path ran"
 dmesg_since "47 login" | grep "SRP_CMD refused" && fail "commands were refused"
