@@ -3,6 +3,7 @@
 #
 #   make           build ib_srpt.ko against Debian 12's kernel headers
 #   make check     host unit tests, module build and checks, guest tests
+#   make check-long  the data-path I/O guest cases with eight times the data
 #   make demo      boot a guest with the module and show what it serves
 #
 # The kernel build directory comes from the installed Debian headers
@@ -15,7 +16,7 @@ CXX := g++-12
 export KDIR
 kdir = $$($(PROJECT)/scripts/kdir.sh)
 
-.PHONY: all module module-check unit tools vm-check vm-selftest check demo deps clean
+.PHONY: all module module-check unit tools vm-check vm-selftest check check-long demo deps clean
 
 all: module
 
@@ -55,6 +56,11 @@ vm-selftest:
 
 check:
 	$(PROJECT)/scripts/check.sh
+
+# The data-path I/O cases with eight times the data (minutes under TCG).
+check-long: module tools
+	$(PROJECT)/scripts/install-deps.sh vm
+	SRPT_IO_LONG=1 $(PROJECT)/tests/vm/run.sh --case-timeout 1800 --timeout 7200 45 46 47 48
 
 demo: module
 	$(PROJECT)/scripts/install-deps.sh vm

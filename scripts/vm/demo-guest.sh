@@ -59,6 +59,27 @@ show dd if=/tmp/pattern of="$dev" bs=1M oflag=direct status=progress
 show dd if="$dev" of=/tmp/back bs=1M count=32 iflag=direct status=progress
 show "cmp /tmp/pattern /tmp/back && echo 'verified: the data read back is the data written'"
 
+step "fio over $dev: 4 KiB random read and write at QD32 (IOPS), 1 MiB sequential (MB/s)"
+# Short runs: the guest is emulated (TCG), so the figures show the data path
+# works under load, not what the hardware would do.
+fio_show() {
+	fio --output-format=json --output=/tmp/demo-fio.json --ioengine=libaio --direct=1 \
+		--filename="$dev" --time_based --runtime=5 --group_reporting "$@" >/dev/null &&
+	python3 - "$1" <<'PY'
+import json, sys
+t = open("/tmp/demo-fio.json").read()
+j = json.loads(t[t.index("{"):])["jobs"][0]
+for d in ("read", "write"):
+    if j[d]["io_bytes"]:
+        print("  %-14s %-5s %8.0f IOPS  %8.1f MB/s" % (sys.argv[1].split("=")[1], d,
+              j[d]["iops"], j[d]["bw_bytes"] / 1e6))
+PY
+}
+fio_show --name=randread-4k --rw=randread --bs=4k --iodepth=32 --numjobs=2 --size=64M
+fio_show --name=randwrite-4k --rw=randwrite --bs=4k --iodepth=32 --numjobs=2 --size=64M
+fio_show --name=seqread-1m --rw=read --bs=1M --iodepth=32 --size=256M
+fio_show --name=seqwrite-1m --rw=write --bs=1M --iodepth=32 --size=256M
+
 step "log out, tear down, unload"
 show "echo 1 > /sys/class/srp_remote_ports/port-*/delete"
 sleep 1

@@ -192,6 +192,11 @@ void srpt_core_cmd_release(void* ctx) noexcept {
   c.channel().on_release(c);
 }
 
+void srpt_core_cmd_fetch_done(void* ctx, int ok) noexcept {
+  srpt::Command& c = command_of(ctx);
+  c.channel().on_fetch_done(c, ok != 0);
+}
+
 void srpt_core_cmd_rdma_done(void* ctx, int ok) noexcept {
   srpt::Command& c = command_of(ctx);
   c.channel().on_rdma_done(c, ok != 0);

@@ -64,15 +64,25 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
                            SRPT_RING_SEND, &c.send_ring_);
   if (ret) return Error::from_kernel(ret);
 
+  *failed_step = "descriptor table ring";
+  // Per slot: the segments of its command, and the landing buffer of an
+  // external descriptor table (decoded in place).
+  ret = srpt_k_ring_create(cfg.kdev, cfg.slots, kMaxTableBytes, 0,
+                           SRPT_RING_RECV, &c.table_ring_);
+  if (ret) return Error::from_kernel(ret);
+
   *failed_step = "queue pair";
   srpt_qp_params qp{};
-  qp.send_depth = cfg.slots;
+  // srp_sq_size work requests (as in-tree), never fewer than one response
+  // per slot; the shim lowers it to what the device allows.
+  qp.send_depth = cfg.sq_size > cfg.slots ? cfg.sq_size : cfg.slots;
   qp.recv_depth = depth;
   qp.pkey = cfg.pkey;
   qp.ctx = &c;
   ret = srpt_k_qp_create(cfg.kind, cm, cfg.kdev, cfg.port->port_num(), &qp,
                          &c.qp_);
   if (ret) return Error::from_kernel(ret);
+  c.sq_depth_ = qp.send_depth;
 
   for (u32 i = 0; i < cfg.slots; i++) {
     *failed_step = "command context";
@@ -92,6 +102,7 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
     SpinGuard g(c.lock_);
     for (u32 i = 0; i < cfg.slots; i++) c.free_.push_back(*c.cmds_[i]);
     c.req_lim_ = depth;
+    c.sq_avail_ = c.sq_depth_;
   }
   *failed_step = nullptr;
   return move(ch);
@@ -108,6 +119,7 @@ void Channel::destroy_resources() {
     }
   }
   if (qp_ != nullptr) srpt_k_qp_destroy(exchange(qp_, nullptr));
+  srpt_k_ring_destroy(exchange(table_ring_, nullptr));
   srpt_k_ring_destroy(exchange(send_ring_, nullptr));
   srpt_k_ring_destroy(exchange(recv_ring_, nullptr));
 }
@@ -120,6 +132,8 @@ Channel::~Channel() {
   {
     SpinGuard g(lock_);
     while (free_.pop_front() != nullptr) {
+    }
+    while (sq_waiting_.pop_front() != nullptr) {
     }
   }
   if (cmds_ != nullptr) {
@@ -241,18 +255,26 @@ void Channel::release_work_fn(void* arg) {
 void Channel::release() {
   bool reply;
   CloseReason why;
+  u32 ext_tables;
   {
     SpinGuard g(lock_);
     reply = reply_disconnect_;
     why = close_reason_;
+    ext_tables = ext_tables_;
   }
   srpt_log(SRPT_LOG_INFO, "channel %s (%s) closing: %s\n", sess_name_.c_str(),
            cfg_.names.port_id_0x.c_str(), close_reason_name(why));
+  if (ext_tables != 0)
+    srpt_log(SRPT_LOG_INFO, "channel %s: %u external descriptor tables fetched\n",
+             sess_name_.c_str(), ext_tables);
 
   // 1. Tell the initiator and stop the queues: every posted request now
   //    completes (flushed), so commands in the target core can finish.
   if (cm_.held()) (void)srpt_k_cm_disconnect(cm_.kind(), cm_.get(), reply ? 1 : 0);
   srpt_k_qp_error(qp_);
+  // Commands waiting for send-queue room post now (and are flushed), so
+  // that the target core sees them finish.
+  sq_resume();
   // 2. No new commands; wait for the ones in flight (their responses fail
   //    or flush, and each is freed from its send completion).
   if (sess_ != nullptr) {
@@ -440,25 +462,95 @@ void Channel::repost(u32 index) {
   if (srpt_k_post_recv(qp_, recv_ring_, index) != 0) close(CloseReason::QueueError);
 }
 
+srpt_rdma_seg* Channel::seg_store(const Command& c) {
+  return reinterpret_cast<srpt_rdma_seg*>(srpt_k_ring_buf(table_ring_, c.index()));
+}
+
 void Channel::handle_cmd(Command& c, u32 index, u32 len) {
   c.recv_index = index;
   c.is_tmf = false;
   const u8* iu = recv_buf(index);
-  const CmdRefusal refusal = parse_srp_cmd(iu, len, iu_limits_, &c.parsed);
+  const CmdRefusal refusal =
+      parse_srp_cmd(iu, len, iu_limits_, seg_store(c), &c.parsed);
   if (refusal != CmdRefusal::None) {
-    srpt_log_ratelimited(SRPT_LOG_WARNING, "channel %s: SRP_CMD refused: %s\n",
-                         sess_name_.c_str(), cmd_refusal_name(refusal));
-    c.state = Command::State::RspOnly;
-    u8 sense[kRefusalSenseLen];
-    refusal_sense(sense);
-    RspFields f{};
-    f.tag = tag_of(iu, len);
-    f.status = kScsiStatusCheckCondition;
-    f.sense = sense;
-    f.sense_len = sizeof(sense);
-    send_response(c, f);
+    refuse(c, tag_of(iu, len), refusal);
     return;
   }
+  if (c.parsed.ext.len == 0) {
+    submit(c);
+    return;
+  }
+  // The rest of the descriptor table is in initiator memory: read it into
+  // this slot's table buffer, then go on in on_fetch_done().
+  c.state = Command::State::Fetching;
+  if (sq_reserve(c, 1, Command::SqPost::Fetch)) post_fetch(c);
+}
+
+void Channel::post_fetch(Command& c) {
+  const ExternalTable& t = c.parsed.ext;
+  const int ret = srpt_k_cmd_fetch(c.kcmd, table_ring_, c.index(), t.va, t.rkey, t.len);
+  if (ret != 0) {
+    srpt_log_ratelimited(SRPT_LOG_WARNING,
+                         "channel %s: posting a descriptor table read failed (%d)\n",
+                         sess_name_.c_str(), ret);
+    sq_return(c);
+    refuse(c, c.parsed.tag, CmdRefusal::TableFetchFailed);
+  }
+}
+
+void Channel::on_fetch_done(Command& c, bool ok) {
+  if (SRPT_CHECK_FAILED(c.state == Command::State::Fetching)) return;
+  sq_return(c);
+  // A failed read leaves the QP in the error state: the channel goes.
+  if (!ok) close(CloseReason::QueueError);
+  bool closing;
+  {
+    SpinGuard g(lock_);
+    closing = state_ >= State::Closing;
+  }
+  if (closing) {
+    // No answer can reach the initiator any more, and this may be the
+    // flush that the release work's QP destruction waits for (the QP is no
+    // longer ours to post on): the slot just goes back, its IU is not
+    // reposted. The command never reached the target core.
+    c.recv_index = Command::kNoRecv;
+    c.state = Command::State::RspOnly;
+    on_release(c);
+    return;
+  }
+  const CmdRefusal refusal = decode_desc_table(
+      reinterpret_cast<const u8*>(seg_store(c)), &c.parsed);
+  u32 fetched;
+  {
+    SpinGuard g(lock_);
+    fetched = ++ext_tables_;
+  }
+  if (fetched == 1)
+    srpt_log(SRPT_LOG_INFO,
+             "channel %s: first external descriptor table fetched (%u descriptors)\n",
+             sess_name_.c_str(), c.parsed.ext.len / 16);
+  if (refusal != CmdRefusal::None) {
+    refuse(c, c.parsed.tag, refusal);
+    return;
+  }
+  submit(c);
+}
+
+void Channel::refuse(Command& c, const srp::Tag& tag, CmdRefusal why) {
+  srpt_log_ratelimited(SRPT_LOG_WARNING, "channel %s: SRP_CMD refused: %s\n",
+                       sess_name_.c_str(), cmd_refusal_name(why));
+  c.state = Command::State::RspOnly;
+  u8 sense[kRefusalSenseLen];
+  refusal_sense(why, sense);
+  RspFields f{};
+  f.tag = tag;
+  f.status = kScsiStatusCheckCondition;
+  f.sense = sense;
+  f.sense_len = sizeof(sense);
+  send_response(c, f);
+}
+
+void Channel::submit(Command& c) {
   c.state = Command::State::Submitted;
   srpt_cmd_submit s{};
   s.cdb = c.parsed.cdb;
@@ -551,7 +643,7 @@ void Channel::on_aborted(Command& c) {
 
 // --- responses ---------------------------------------------------------------
 
-void Channel::send_response(Command& c, RspFields f) {
+void Channel::send_response(Command& c, RspFields f, u32 rdma_wrs) {
   {
     SpinGuard g(lock_);
     f.req_lim_delta = 1 + exchange(pending_delta_, 0u);
@@ -559,15 +651,75 @@ void Channel::send_response(Command& c, RspFields f) {
   }
   // The credit goes back only once the request's IU is receivable again.
   if (c.recv_index != Command::kNoRecv) repost(exchange(c.recv_index, Command::kNoRecv));
-  const u32 n = build_srp_rsp(srpt_k_ring_buf(send_ring_, c.index()),
-                              cfg_.send_buf_size, f);
+  c.rsp_len = build_srp_rsp(srpt_k_ring_buf(send_ring_, c.index()),
+                            cfg_.send_buf_size, f);
+  // The response, behind the data-in writes prepared for it.
+  if (sq_reserve(c, 1 + rdma_wrs, Command::SqPost::Rsp)) post_rsp(c);
+}
+
+void Channel::post_rsp(Command& c) {
   const int ret = c.state == Command::State::RspOnly
-                      ? srpt_k_post_send(qp_, send_ring_, c.index(), n)
-                      : srpt_k_cmd_send_rsp(c.kcmd, send_ring_, c.index(), n);
+                      ? srpt_k_post_send(qp_, send_ring_, c.index(), c.rsp_len)
+                      : srpt_k_cmd_send_rsp(c.kcmd, send_ring_, c.index(), c.rsp_len);
   if (ret != 0) {
     // No completion will come for it: the command ends here.
+    sq_return(c);
     close(CloseReason::QueueError);
     finish(c);
+  }
+}
+
+// --- send-queue room ---------------------------------------------------------
+
+bool Channel::sq_reserve(Command& c, u32 need, Command::SqPost what) {
+  SpinGuard g(lock_);
+  c.sq_need = 0;
+  // A closing channel's QP is in the error state: posts are flushed (or
+  // fail), nothing is counted any more.
+  if (state_ >= State::Closing && sq_waiting_.empty()) return true;
+  if (sq_waiting_.empty() && sq_avail_ >= need) {
+    sq_avail_ -= need;
+    c.sq_held += need;
+    return true;
+  }
+  c.sq_need = need;
+  c.sq_post = what;
+  sq_waiting_.push_back(c);
+  return false;
+}
+
+void Channel::sq_return(Command& c) {
+  {
+    SpinGuard g(lock_);
+    sq_avail_ += exchange(c.sq_held, 0u);
+  }
+  sq_resume();
+}
+
+void Channel::sq_resume() {
+  for (;;) {
+    Command* c;
+    Command::SqPost what;
+    {
+      SpinGuard g(lock_);
+      c = sq_waiting_.front();
+      if (c == nullptr) return;
+      const bool closing = state_ >= State::Closing;
+      if (!closing && c->sq_need > sq_avail_) return;
+      sq_waiting_.pop_front();
+      if (!closing) {
+        sq_avail_ -= c->sq_need;
+        c->sq_held += c->sq_need;
+      }
+      c->sq_need = 0;
+      what = exchange(c->sq_post, Command::SqPost::None);
+    }
+    switch (what) {
+      case Command::SqPost::Fetch: post_fetch(*c); break;
+      case Command::SqPost::Read: (void)post_read(*c, true); break;
+      case Command::SqPost::Rsp: post_rsp(*c); break;
+      case Command::SqPost::None: SRPT_CHECK_FAILED(false); break;
+    }
   }
 }
 
@@ -583,7 +735,14 @@ void Channel::finish(Command& c) {
 void Channel::on_send(u32 index, bool ok) {
   if (SRPT_CHECK_FAILED(index < cfg_.slots)) return;
   if (!ok) close(CloseReason::QueueError);  // no-op when already closing
-  finish(*cmds_[index]);
+  Command& c = *cmds_[index];
+  {
+    // Its response and the writes in front of it are done.
+    SpinGuard g(lock_);
+    sq_avail_ += exchange(c.sq_held, 0u);
+  }
+  finish(c);
+  sq_resume();
   process_waiting();
 }
 
@@ -604,16 +763,19 @@ void Channel::on_release(Command& c) {
 
 namespace {
 
-// The remote segments covering the first `limit` bytes: the target core may
-// move less than the descriptors offer (the CDB asked for less).
-u32 clip_segs(const ParsedCmd& p, u32 limit, srpt_rdma_seg (&out)[kMaxRdmaSegs]) {
+// Cuts the remote segments down, in place, to those covering the first
+// `limit` bytes: the target core may move less than the descriptors offer
+// (the CDB asked for less). Idempotent, so a retried callback (queue full)
+// clips again to the same result.
+u32 clip_segs(ParsedCmd& p, u32 limit) {
   u32 n = 0;
   for (u32 i = 0; i < p.nsegs && limit > 0; i++) {
-    out[n] = p.segs[i];
-    if (out[n].len > limit) out[n].len = limit;
-    limit -= out[n].len;
-    if (out[n].len > 0) n++;
+    srpt_rdma_seg s = p.segs[i];
+    if (s.len > limit) s.len = limit;
+    limit -= s.len;
+    if (s.len > 0) p.segs[n++] = s;
   }
+  p.nsegs = n;
   return n;
 }
 
@@ -640,14 +802,36 @@ int Channel::on_write_pending(Command& c) {
   }
   srpt_cmd_result r;
   srpt_k_cmd_result(c.kcmd, &r);
-  srpt_rdma_seg segs[kMaxRdmaSegs];
-  const u32 n = clip_segs(c.parsed, r.data_len, segs);
-  int ret = srpt_k_cmd_rdma_prepare(c.kcmd, SRPT_DIR_WRITE, segs, n);
-  if (ret) return ret;  // the target core retries (queue full) or fails it
-  return srpt_k_cmd_rdma_read(c.kcmd);
+  const u32 n = clip_segs(c.parsed, r.data_len);
+  const int wrs = srpt_k_cmd_rdma_prepare(c.kcmd, SRPT_DIR_WRITE, c.parsed.segs, n);
+  if (wrs < 0) return wrs;  // the target core retries (queue full) or fails it
+  // The reads now and the response later must each fit the send queue;
+  // a command needing more could never be posted: the target core fails it.
+  if (static_cast<u32>(wrs) > sq_depth_) {
+    srpt_k_cmd_rdma_unprepare(c.kcmd);
+    srpt_log_ratelimited(SRPT_LOG_WARNING,
+                         "channel %s: command needs %d send work requests, queue holds %u\n",
+                         sess_name_.c_str(), wrs, sq_depth_);
+    return -SRPT_EINVAL;
+  }
+  if (!sq_reserve(c, static_cast<u32>(wrs), Command::SqPost::Read)) return 0;
+  return post_read(c, false);
+}
+
+// Posts the prepared data-out reads (room reserved). From write_pending an
+// error goes back to the target core; once deferred, the command fails.
+int Channel::post_read(Command& c, bool deferred) {
+  const int ret = srpt_k_cmd_rdma_read(c.kcmd);
+  if (ret == 0) return 0;
+  sq_return(c);
+  if (!deferred) return ret;
+  close(CloseReason::QueueError);
+  srpt_k_cmd_fail(c.kcmd);
+  return 0;
 }
 
 void Channel::on_rdma_done(Command& c, bool ok) {
+  sq_return(c);
   if (ok)
     srpt_k_cmd_execute(c.kcmd);
   else
@@ -657,13 +841,29 @@ void Channel::on_rdma_done(Command& c, bool ok) {
 int Channel::on_queue_data_in(Command& c) {
   srpt_cmd_result r;
   srpt_k_cmd_result(c.kcmd, &r);
-  srpt_rdma_seg segs[kMaxRdmaSegs];
-  const u32 n = clip_segs(c.parsed, r.data_len, segs);
+  const u32 n = clip_segs(c.parsed, r.data_len);
+  u32 writes = 0;
   if (n > 0) {
-    int ret = srpt_k_cmd_rdma_prepare(c.kcmd, SRPT_DIR_READ, segs, n);
-    if (ret) return ret;  // queue full: the target core calls us again
+    const int wrs = srpt_k_cmd_rdma_prepare(c.kcmd, SRPT_DIR_READ, c.parsed.segs, n);
+    if (wrs < 0) return wrs;  // queue full: the target core calls us again
+    writes = static_cast<u32>(wrs);
   }
-  send_response(c, fields_of(c, r));
+  if (writes + 1 > sq_depth_) {
+    // It could never be posted: CHECK CONDITION without the data.
+    srpt_k_cmd_rdma_unprepare(c.kcmd);
+    srpt_log_ratelimited(SRPT_LOG_WARNING,
+                         "channel %s: command needs %u send work requests, queue holds %u\n",
+                         sess_name_.c_str(), writes + 1, sq_depth_);
+    u8 sense[kRefusalSenseLen];
+    refusal_sense(CmdRefusal::TableFetchFailed, sense);  // ABORTED COMMAND
+    RspFields f = fields_of(c, r);
+    f.status = kScsiStatusCheckCondition;
+    f.sense = sense;
+    f.sense_len = sizeof(sense);
+    send_response(c, f);
+    return 0;
+  }
+  send_response(c, fields_of(c, r), writes);
   return 0;
 }
 

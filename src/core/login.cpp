@@ -90,6 +90,7 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   usize n_guid = 0, n_gid = 0, nexus_channels = 0;
   RefPtr<Port> port;
   LoginLimits limits{};
+  u32 sq_size = 0;
   {
     MutexGuard guard(lock_);
     Device* dev = find_device(ev.kdev);
@@ -108,6 +109,7 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
     limits.service_guid = params_.service_guid;
     limits.max_rsp_size = a.max_rsp_size;
     limits.recv_depth = min(kRecvDepth, a.sq_size);
+    sq_size = a.sq_size;
     for (int f = 0; f < kPortNameFormCount; f++) {
       TargetPort* t = p->tport(static_cast<PortNameForm>(f));
       if (t == nullptr) continue;
@@ -145,6 +147,7 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   cfg.pkey = ev.pkey;
   cfg.grant = grant;
   cfg.slots = grant.req_lim_delta;
+  cfg.sq_size = sq_size;
   // A response never exceeds what the initiator was told to expect;
   // build_srp_rsp() truncates sense data to fit.
   cfg.send_buf_size = grant.max_ti_iu_len;

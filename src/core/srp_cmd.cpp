@@ -30,9 +30,12 @@ const char* cmd_refusal_name(CmdRefusal r) {
     case CmdRefusal::ImmediateNotGranted: return "immediate data not negotiated";
     case CmdRefusal::ImmediateOutOfBounds: return "immediate data past the IU";
     case CmdRefusal::ImmediateOverlap: return "immediate data overlaps the request";
-    case CmdRefusal::ExternalTable: return "external indirect descriptor table";
+    case CmdRefusal::EmptyTable: return "empty indirect descriptor table";
+    case CmdRefusal::TableLength: return "descriptor table length not a multiple of 16";
+    case CmdRefusal::TableCount: return "descriptor count beyond the table";
     case CmdRefusal::TooManySegments: return "too many data segments";
-    case CmdRefusal::LengthMismatch: return "indirect length below its segments";
+    case CmdRefusal::LengthMismatch: return "indirect length above its segments";
+    case CmdRefusal::TableFetchFailed: return "descriptor table fetch failed";
   }
   return "?";
 }
@@ -45,9 +48,41 @@ u64 scsi_lun_to_int(const u8 (&lun)[8]) {
   return v;
 }
 
+namespace {
+
+// The segments of `n` wire descriptors at `list` into out->segs (which may
+// be the same memory: each entry is read whole before it is written), and
+// the data length check: the initiator's total may be below what the
+// segments offer (the SCSI layer asked for less), never above.
+CmdRefusal take_segments(const u8* list, u32 n, u32 data_len, ParsedCmd* out) {
+  u64 sum = 0;
+  for (u32 i = 0; i < n; i++) {
+    srp::DirectBuf d;
+    const u8* src = list + i * sizeof(srp::DirectBuf);
+    u8* dst = reinterpret_cast<u8*>(&d);
+    for (u32 b = 0; b < sizeof(d); b++) dst[b] = src[b];
+    out->segs[i] = seg_of(d);
+    sum += out->segs[i].len;
+  }
+  out->nsegs = n;
+  out->data_len = data_len;
+  if (data_len > sum) return CmdRefusal::LengthMismatch;
+  return CmdRefusal::None;
+}
+
+}  // namespace
+
+CmdRefusal decode_desc_table(const u8* table, ParsedCmd* out) {
+  const u32 n = out->ext.len / sizeof(srp::DirectBuf);
+  // parse_srp_cmd() bounded ext.len; a caller handing anything else is a bug.
+  if (n == 0 || n > kMaxRdmaSegs) return CmdRefusal::TooManySegments;
+  return take_segments(table, n, out->data_len, out);
+}
+
 CmdRefusal parse_srp_cmd(const u8* iu, u32 len, const ChannelIuLimits& lim,
-                         ParsedCmd* out) {
+                         srpt_rdma_seg* store, ParsedCmd* out) {
   *out = ParsedCmd{};
+  out->segs = store;
   if (len < sizeof(srp::Cmd)) return CmdRefusal::Truncated;
   const auto* cmd = reinterpret_cast<const srp::Cmd*>(iu);
   out->tag = cmd->tag;
@@ -81,33 +116,32 @@ CmdRefusal parse_srp_cmd(const u8* iu, u32 len, const ChannelIuLimits& lim,
 
     case srp::kDirect: {
       if (room < sizeof(srp::DirectBuf)) return CmdRefusal::Truncated;
-      out->segs[0] = seg_of(*reinterpret_cast<const srp::DirectBuf*>(desc));
-      out->nsegs = 1;
-      out->data_len = out->segs[0].len;
-      return CmdRefusal::None;
+      return take_segments(desc, 1,
+                           reinterpret_cast<const srp::DirectBuf*>(desc)->len.get(),
+                           out);
     }
 
     case srp::kIndirect: {
+      // The header, then desc_cnt descriptors in the IU: the first entries
+      // of the table that table_desc describes in initiator memory.
       if (room < sizeof(srp::IndirectBufHeader)) return CmdRefusal::Truncated;
       const auto* hdr = reinterpret_cast<const srp::IndirectBufHeader*>(desc);
       const u32 table_len = hdr->table_desc.len.get();
+      if (table_len % sizeof(srp::DirectBuf) != 0) return CmdRefusal::TableLength;
       const u32 total = table_len / sizeof(srp::DirectBuf);
-      // The whole table must be in the IU: fetching an external table by
-      // RDMA read is the data-path issue's work.
-      if (total > desc_cnt || total == 0) return CmdRefusal::ExternalTable;
-      if (total > kMaxRdmaSegs) return CmdRefusal::TooManySegments;
-      if (room - sizeof(srp::IndirectBufHeader) < total * sizeof(srp::DirectBuf))
+      if (total == 0) return CmdRefusal::EmptyTable;
+      if (desc_cnt > total) return CmdRefusal::TableCount;
+      if ((room - sizeof(srp::IndirectBufHeader)) / sizeof(srp::DirectBuf) < desc_cnt)
         return CmdRefusal::Truncated;
-      const auto* list = reinterpret_cast<const srp::DirectBuf*>(
-          desc + sizeof(srp::IndirectBufHeader));
-      u64 sum = 0;
-      for (u32 i = 0; i < total; i++) {
-        out->segs[i] = seg_of(list[i]);
-        sum += out->segs[i].len;
-      }
-      out->nsegs = total;
+      if (total > kMaxRdmaSegs) return CmdRefusal::TooManySegments;
+      if (total == desc_cnt)
+        return take_segments(desc + sizeof(srp::IndirectBufHeader), total,
+                             hdr->len.get(), out);
+      // The rest of the table is in initiator memory: the whole table is
+      // fetched from there (the IU's entries are a copy of its head).
+      out->ext = ExternalTable{hdr->table_desc.va.get(), hdr->table_desc.key.get(),
+                               table_len};
       out->data_len = hdr->len.get();
-      if (out->data_len > sum) return CmdRefusal::LengthMismatch;
       return CmdRefusal::None;
     }
 
@@ -167,12 +201,17 @@ u32 build_srp_rsp(u8* buf, u32 cap, const RspFields& f) {
   return off;
 }
 
-void refusal_sense(u8 (&sense)[kRefusalSenseLen]) {
+void refusal_sense(CmdRefusal why, u8 (&sense)[kRefusalSenseLen]) {
   for (u8& b : sense) b = 0;
   sense[0] = 0x70;  // current error, fixed format
-  sense[2] = 0x05;  // ILLEGAL REQUEST
   sense[7] = 10;    // additional sense length
-  sense[12] = 0x24; // INVALID FIELD IN CDB
+  if (why == CmdRefusal::TableFetchFailed) {
+    sense[2] = 0x0b;  // ABORTED COMMAND
+    return;
+  }
+  sense[2] = 0x05;   // ILLEGAL REQUEST
+  sense[12] = 0x0e;  // INVALID FIELD IN COMMAND INFORMATION UNIT
+  sense[13] = 0x03;
 }
 
 }  // namespace srpt

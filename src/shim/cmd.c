@@ -42,6 +42,8 @@ struct srpt_k_rw {
 	bool own_sg;			/* sg is a slice this command made */
 };
 
+#define SRPT_K_RW_INLINE 4
+
 struct srpt_k_cmd {
 	struct se_cmd se_cmd;
 	u8 sense[TRANSPORT_SENSE_BUFFER];
@@ -50,9 +52,17 @@ struct srpt_k_cmd {
 	void *ctx;			/* the core's command */
 	struct scatterlist imm_sg;	/* immediate data, inside the request */
 	struct ib_cqe rdma_cqe;		/* the data-out RDMA reads */
+	struct ib_cqe fetch_cqe;	/* the descriptor-table read */
+	struct srpt_k_ring_entry *fetch_ent;
+	u32 fetch_len;
 	enum dma_data_direction rw_dir;
 	u32 n_rw;
-	struct srpt_k_rw rw[SRPT_K_MAX_RDMA_SEGS];
+	/*
+	 * rw_inline, or for more segments an array made by prepare and freed
+	 * with the contexts (a slot rarely needs more than a few).
+	 */
+	struct srpt_k_rw *rw;
+	struct srpt_k_rw rw_inline[SRPT_K_RW_INLINE];
 	/* A CDB the target core may read past the request's copy of it. */
 	u8 cdb[SCSI_MAX_VARLEN_CDB_SIZE];
 };
@@ -90,6 +100,10 @@ static void srpt_k_rw_destroy_all(struct srpt_k_cmd *cmd)
 		rw->sg = NULL;
 	}
 	cmd->n_rw = 0;
+	if (cmd->rw != cmd->rw_inline) {
+		kfree(cmd->rw);
+		cmd->rw = cmd->rw_inline;
+	}
 }
 
 /*
@@ -162,12 +176,20 @@ int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,
 	struct scatterlist *s;
 	u64 total = 0, off = 0;
 	u32 i;
-	int ret;
+	int ret, wrs = 0;
 
-	if (WARN_ON_ONCE(cmd->n_rw))
+	if (WARN_ON_ONCE(cmd->n_rw || cmd->rw != cmd->rw_inline))
 		return -EBUSY;
 	if (count > SRPT_K_MAX_RDMA_SEGS)
 		return -EINVAL;
+	if (count > SRPT_K_RW_INLINE) {
+		/* Process context (target-core callback or CQ work). */
+		cmd->rw = kcalloc(count, sizeof(*cmd->rw), GFP_KERNEL);
+		if (!cmd->rw) {
+			cmd->rw = cmd->rw_inline;
+			return -ENOMEM;
+		}
+	}
 	switch (dir) {
 	case SRPT_DIR_READ:	/* data-in: RDMA WRITE from our buffer */
 		cmd->rw_dir = DMA_TO_DEVICE;
@@ -209,13 +231,20 @@ int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,
 			goto err_destroy;
 		}
 		cmd->n_rw++;
+		wrs += ret;	/* rdma_rw_ctx_init: the work requests it posts */
 		off += segs[i].len;
 	}
-	return 0;
+	return wrs;
 
 err_destroy:
 	srpt_k_rw_destroy_all(cmd);
 	return ret;
+}
+
+void srpt_k_cmd_rdma_unprepare(struct srpt_k_cmd *cmd)
+{
+	/* SAFETY: none of them was posted (abi/cmd.h). */
+	srpt_k_rw_destroy_all(cmd);
 }
 
 static void srpt_k_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -271,6 +300,53 @@ int srpt_k_cmd_rdma_read(struct srpt_k_cmd *cmd)
 	return ret;
 }
 
+static void srpt_k_fetch_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct srpt_k_cmd *cmd =
+		container_of(wc->wr_cqe, struct srpt_k_cmd, fetch_cqe);
+	struct srpt_k_ring_entry *ent = cmd->fetch_ent;
+	int ok = wc->status == IB_WC_SUCCESS;
+
+	cmd->fetch_ent = NULL;
+	if (ok)
+		ib_dma_sync_single_for_cpu(ent->ring->ib_dev, ent->dma,
+					   cmd->fetch_len, DMA_FROM_DEVICE);
+	srpt_core_cmd_fetch_done(cmd->ctx, ok);
+}
+
+int srpt_k_cmd_fetch(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
+		     uint32_t index, uint64_t va, uint32_t rkey, uint32_t len)
+{
+	struct srpt_k_ring_entry *ent;
+	struct ib_rdma_wr wr = {};
+	struct ib_sge sge;
+	int ret;
+
+	if (WARN_ON_ONCE(ring->dir != SRPT_RING_RECV || index >= ring->count ||
+			 !len || len > ring->size || cmd->fetch_ent))
+		return -EINVAL;
+	ent = &ring->ent[index];
+	/* The device may write the buffer the CPU read last time. */
+	ib_dma_sync_single_for_device(ring->ib_dev, ent->dma, len,
+				      DMA_FROM_DEVICE);
+	sge.addr = ent->dma;
+	sge.length = len;
+	sge.lkey = ring->lkey;
+	wr.wr.wr_cqe = &cmd->fetch_cqe;
+	wr.wr.sg_list = &sge;
+	wr.wr.num_sge = 1;
+	wr.wr.opcode = IB_WR_RDMA_READ;
+	wr.wr.send_flags = IB_SEND_SIGNALED;
+	wr.remote_addr = va;
+	wr.rkey = rkey;
+	cmd->fetch_ent = ent;
+	cmd->fetch_len = len;
+	ret = ib_post_send(cmd->qp->ib_qp, &wr.wr, NULL);
+	if (ret)
+		cmd->fetch_ent = NULL;
+	return ret;
+}
+
 int srpt_k_cmd_send_rsp(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
 			uint32_t index, uint32_t len)
 {
@@ -305,6 +381,8 @@ int srpt_k_cmd_create(struct srpt_k_qp *qp, uint32_t port_num, void *ctx,
 	cmd->port_num = port_num;
 	cmd->ctx = ctx;
 	cmd->rdma_cqe.done = srpt_k_rdma_read_done;
+	cmd->fetch_cqe.done = srpt_k_fetch_done;
+	cmd->rw = cmd->rw_inline;
 	*out = cmd;
 	return 0;
 }

@@ -68,12 +68,12 @@ static int srpt_k_qp_init(struct srpt_k_qp *qp)
 
 int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 		     struct srpt_k_device *kdev, uint32_t port_num,
-		     const struct srpt_qp_params *params,
+		     struct srpt_qp_params *params,
 		     struct srpt_k_qp **out)
 {
 	struct ib_device *ib_dev = kdev->ib_dev;
 	struct ib_qp_init_attr init = {};
-	u32 send_wr, recv_wr, rdma_wr;
+	u32 send_wr, recv_wr, rdma_wr, factor, max_depth;
 	struct srpt_k_qp *qp;
 	int ret;
 
@@ -93,6 +93,15 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	qp->pkey = params->pkey;
 	qp->ctx = params->ctx;
 
+	/*
+	 * The send queue holds send_depth work requests, plus what rdma_rw
+	 * adds per context (factor each), plus the drain request: lower
+	 * send_depth until that fits the device.
+	 */
+	factor = rdma_rw_max_send_wr(ib_dev, port_num, 1, 0);
+	max_depth = ((u32)ib_dev->attrs.max_qp_wr - 1) / (1 + factor);
+	if (params->send_depth > max_depth)
+		params->send_depth = max_depth;
 	/* + 1 each: the drain work requests of ib_drain_qp(). */
 	rdma_wr = rdma_rw_max_send_wr(ib_dev, port_num, params->send_depth, 0);
 	if (check_add_overflow(params->send_depth, 1U, &send_wr) ||

@@ -147,6 +147,7 @@ fi
 	printf 'export SRPT_ROOT=%q SRPT_MODULE=%q SRPT_VM_OUT=%q\n' "$SRPT_ROOT" "$module" "$out"
 	printf 'export SRPT_VM_CASES=%q SRPT_VM_CASE_TIMEOUT=%q\n' "${cases[*]}" "$case_timeout"
 	printf 'export SRPT_VM_STRICT=%q\n' "${SRPT_VM_STRICT:-0}"
+	printf 'export SRPT_IO_LONG=%q\n' "${SRPT_IO_LONG:-0}"
 	[ -z "$selftest" ] || printf 'export SRPT_VM_SELFTEST_KO=%q\n' "$st_ko"
 	echo 'exec bash "$SRPT_ROOT/tests/vm/guest.sh"'
 } >"$out/job.sh"

@@ -80,16 +80,29 @@ struct srpt_rdma_seg {
  * The segments lie back to back from the start of the buffer and must fit
  * in it (srpt_cmd_result.data_len bytes): -EINVAL otherwise, and for more
  * than SRPT_K_MAX_RDMA_SEGS segments. Zero-length segments are skipped.
+ * Returns the number of send work requests the contexts post (>= 0), or a
+ * negative errno.
  */
-#define SRPT_K_MAX_RDMA_SEGS 16
+#define SRPT_K_MAX_RDMA_SEGS 256
 int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,
 			    const struct srpt_rdma_seg *segs,
 			    uint32_t count) SRPT_NOEXCEPT;
+/* Drops prepared contexts that will not be posted. */
+void srpt_k_cmd_rdma_unprepare(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
 /*
  * Posts the prepared data-out reads. When the send queue took none of them
  * the contexts are dropped again (so write_pending can be retried).
  */
 int srpt_k_cmd_rdma_read(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
+/*
+ * Reads `len` bytes of initiator memory (va, rkey) into the start of
+ * ring[index] (a SRPT_RING_RECV ring) with one signalled RDMA READ: an
+ * external descriptor table. srpt_core_cmd_fetch_done() follows; the bytes
+ * are then visible to the CPU.
+ */
+int srpt_k_cmd_fetch(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
+		     uint32_t index, uint64_t va, uint32_t rkey,
+		     uint32_t len) SRPT_NOEXCEPT;
 /* Sends the response (ring[index], len bytes) after any prepared writes. */
 int srpt_k_cmd_send_rsp(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
 			uint32_t index, uint32_t len) SRPT_NOEXCEPT;
@@ -156,6 +169,8 @@ int srpt_core_cmd_queue_status(void *ctx) SRPT_NOEXCEPT;
 void srpt_core_cmd_queue_tm_rsp(void *ctx) SRPT_NOEXCEPT;
 void srpt_core_cmd_aborted(void *ctx) SRPT_NOEXCEPT;
 void srpt_core_cmd_release(void *ctx) SRPT_NOEXCEPT;
+/* The RDMA read of srpt_k_cmd_fetch() completed (ok) or failed/flushed. */
+void srpt_core_cmd_fetch_done(void *ctx, int ok) SRPT_NOEXCEPT;
 /* The data-out RDMA reads of srpt_k_cmd_rdma_read() completed. */
 void srpt_core_cmd_rdma_done(void *ctx, int ok) SRPT_NOEXCEPT;
 

@@ -15,7 +15,12 @@
 SRPT_EXTERN_C_BEGIN
 
 struct srpt_qp_params {
-	uint32_t send_depth;	/* send queue: responses and RDMA work requests */
+	/*
+	 * Send queue work requests (responses, RDMA reads and writes, table
+	 * reads) the core may have posted at once. In: what it asks for; out
+	 * (srpt_k_qp_create): what it got, lowered to the device's limit.
+	 */
+	uint32_t send_depth;
 	uint32_t recv_depth;	/* receive queue: request IUs */
 	void *ctx;		/* the channel, for completions and QP events */
 	uint16_t pkey;		/* IB/CM: the login's (srpt_login_event.pkey) */
@@ -27,7 +32,7 @@ struct srpt_qp_params {
  */
 int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 		     struct srpt_k_device *kdev, uint32_t port_num,
-		     const struct srpt_qp_params *params,
+		     struct srpt_qp_params *params,
 		     struct srpt_k_qp **out) SRPT_NOEXCEPT;
 /* IB/CM after RTU: RTS. */
 int srpt_k_qp_ready(struct srpt_k_qp *qp) SRPT_NOEXCEPT;

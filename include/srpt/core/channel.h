@@ -78,6 +78,7 @@ class Channel : public RefCounted<Channel> {
     u16 pkey;           // IB/CM: the P_Key of the login, for the QP
     LoginGrant grant;
     u32 slots;          // command slots = send ring size
+    u32 sq_size;        // send-queue work requests (srp_sq_size)
     u32 send_buf_size;  // one response IU
     u8 i_port_id[16];
     u8 t_port_id[16];
@@ -116,6 +117,7 @@ class Channel : public RefCounted<Channel> {
   void on_send(u32 index, bool ok);
   int on_write_pending(Command& c);
   void on_rdma_done(Command& c, bool ok);
+  void on_fetch_done(Command& c, bool ok);
   int on_queue_data_in(Command& c);
   int on_queue_status(Command& c);
   void on_queue_tm_rsp(Command& c);
@@ -158,11 +160,26 @@ class Channel : public RefCounted<Channel> {
 
   void dispatch(u32 index, u32 len, Command* slot);
   void handle_cmd(Command& c, u32 index, u32 len);
+  void refuse(Command& c, const srp::Tag& tag, CmdRefusal why);
+  // Send-queue room (see sq_avail_). sq_reserve: true when `need` work
+  // requests are the command's now; false when it was queued to post
+  // `what` later, from sq_resume(), in arrival order.
+  bool sq_reserve(Command& c, u32 need, Command::SqPost what);
+  // The chain the command posted completed: its room comes back.
+  void sq_return(Command& c);
+  void sq_resume();
+  void post_fetch(Command& c);
+  int post_read(Command& c, bool deferred);
+  void post_rsp(Command& c);
+  void submit(Command& c);
+  srpt_rdma_seg* seg_store(const Command& c);
   void handle_tsk_mgmt(Command& c, u32 index, u32 len);
   void answer_tsk_mgmt(Command& c, u8 rsp_code);
   void process_waiting();
   void repost(u32 index);
-  void send_response(Command& c, RspFields f);
+  // Builds and posts the response (with `rdma_wrs` data-in writes chained
+  // in front), or queues it until the send queue has room.
+  void send_response(Command& c, RspFields f, u32 rdma_wrs = 0);
   void finish(Command& c);
   Command* take_slot() SRPT_REQUIRES(lock_);
   u8* recv_buf(u32 index) { return srpt_k_ring_buf(recv_ring_, index); }
@@ -173,6 +190,7 @@ class Channel : public RefCounted<Channel> {
   srpt_k_qp* qp_ = nullptr;
   srpt_k_ring* recv_ring_ = nullptr;
   srpt_k_ring* send_ring_ = nullptr;
+  srpt_k_ring* table_ring_ = nullptr;  // per slot: segments / fetched table
   Command** cmds_ = nullptr;  // cfg_.slots entries
   srpt_k_session* sess_ = nullptr;
   Tpg* tpg_ = nullptr;
@@ -203,6 +221,15 @@ class Channel : public RefCounted<Channel> {
   u32 pending_delta_ SRPT_GUARDED_BY(lock_) = 0;
   // Credits the initiator holds, as we account them (for the channel file).
   u32 req_lim_ SRPT_GUARDED_BY(lock_) = 0;
+  // Send-queue work requests not held by any command; commands waiting for
+  // room, FIFO. A command only posts after reserving all its chain needs,
+  // so the send queue never overflows. Closing channels bypass the count:
+  // their QP is in the error state and flushes whatever is posted.
+  u32 sq_avail_ SRPT_GUARDED_BY(lock_) = 0;
+  u32 sq_depth_ = 0;
+  List<Command, &Command::sq_node> sq_waiting_ SRPT_GUARDED_BY(lock_);
+  // External descriptor tables fetched (logged at release).
+  u32 ext_tables_ SRPT_GUARDED_BY(lock_) = 0;
 };
 
 }  // namespace srpt

@@ -41,6 +41,7 @@ class Command : Pinned {
  public:
   enum class State : u8 {
     Free,        // on the free list
+    Fetching,    // its external descriptor table is being read
     Submitted,   // owned by the target core until release_cmd
     RspOnly,     // answered by the channel itself; free when the send completes
   };
@@ -51,6 +52,9 @@ class Command : Pinned {
   Channel& channel() const { return ch_; }
   u32 index() const { return index_; }
 
+  // What a command waiting for send-queue room posts once it has it.
+  enum class SqPost : u8 { None, Fetch, Read, Rsp };
+
   srpt_k_cmd* kcmd = nullptr;
   State state = State::Free;
   u32 recv_index = kNoRecv;
@@ -59,6 +63,16 @@ class Command : Pinned {
   ParsedCmd parsed{};
   ParsedTskMgmt tmf{};
   ListNode free_node;
+  // Send-queue accounting (the channel's lock): the work requests of the
+  // one chain this command has posted (a table read, its data-out reads,
+  // or its response with the data-in writes in front), given back when
+  // that chain completes; while waiting for room, what it will post and how
+  // many it needs.
+  u32 sq_held = 0;
+  u32 sq_need = 0;
+  SqPost sq_post = SqPost::None;
+  u32 rsp_len = 0;   // the built response, for a deferred post
+  ListNode sq_node;  // on the channel's send-queue wait list
 
  private:
   Channel& ch_;

@@ -9,14 +9,30 @@
 
 namespace srpt {
 
-// Remote segments one command may use (direct: 1; indirect: the table
-// carried in the IU). Matches the shim's RDMA context array.
-inline constexpr u32 kMaxRdmaSegs = 16;
+// Remote segments one command may use: a direct descriptor is one; an
+// indirect table (in the IU, or external and fetched by RDMA read) at most
+// this many. ib_srp sends at most 255 in the IU (cmd_sg_entries) and, with
+// memory registration, rarely more than a handful per command. Matches the
+// shim's limit (SRPT_K_MAX_RDMA_SEGS).
+inline constexpr u32 kMaxRdmaSegs = SRPT_K_MAX_RDMA_SEGS;
+// Largest descriptor table, in bytes, fetched from initiator memory. Also
+// below the smallest srp_max_rdma_size (64 KiB), the TPG's bound on one
+// RDMA transfer.
+inline constexpr u32 kMaxTableBytes = kMaxRdmaSegs * 16;
+static_assert(kMaxTableBytes <= 65536);
 
 struct ChannelIuLimits {
   u32 max_it_iu_len;    // granted at login
   bool immediate;       // IMMED_SUPP granted
   u16 imm_data_offset;  // where immediate data starts in the IU
+};
+
+// An indirect descriptor table in initiator memory (table_desc of the
+// indirect header) that the IU does not carry in full.
+struct ExternalTable {
+  u64 va;
+  u32 rkey;
+  u32 len;  // bytes, a multiple of 16, at most kMaxTableBytes; 0: none
 };
 
 struct ParsedCmd {
@@ -27,8 +43,13 @@ struct ParsedCmd {
   srpt_task_attr attr;
   srpt_data_dir dir;
   u32 data_len;  // from the descriptors
-  srpt_rdma_seg segs[kMaxRdmaSegs];
+  // The caller's storage for kMaxRdmaSegs segments (parse_srp_cmd's
+  // `store`); nsegs of them are valid.
+  srpt_rdma_seg* segs;
   u32 nsegs;
+  // Set when the table must be fetched: the segments then come from
+  // decode_desc_table() on the fetched bytes (nsegs is 0 until then).
+  ExternalTable ext;
   const u8* imm;  // immediate data inside the IU, or nullptr
   u32 imm_len;
 };
@@ -43,16 +64,28 @@ enum class CmdRefusal : u8 {
   ImmediateNotGranted,   // immediate data on a channel that did not negotiate it
   ImmediateOutOfBounds,  // immediate data past the IU
   ImmediateOverlap,      // immediate data starting inside its descriptor or the CDB
-  ExternalTable,         // indirect table not fully inside the IU (data-path issue)
+  EmptyTable,            // indirect descriptor whose table has no entry
+  TableLength,           // table length not a multiple of a descriptor (16)
+  TableCount,            // IU claims more descriptors than its table has
   TooManySegments,       // more than kMaxRdmaSegs
-  LengthMismatch,        // indirect total length below the sum of the segments
+  LengthMismatch,        // indirect total length above the sum of the segments
+  TableFetchFailed,      // the RDMA read of an external table failed
 };
 
 const char* cmd_refusal_name(CmdRefusal r);
 
-// `iu`/`len`: the received bytes (len = what the wire carried).
+// `iu`/`len`: the received bytes (len = what the wire carried). `store`
+// holds kMaxRdmaSegs segments; out->segs points to it. An external table is
+// only described (out->ext); the caller fetches it and calls
+// decode_desc_table().
 CmdRefusal parse_srp_cmd(const u8* iu, u32 len, const ChannelIuLimits& lim,
-                         ParsedCmd* out);
+                         srpt_rdma_seg* store, ParsedCmd* out);
+
+// Decodes a fetched external table of out->ext.len bytes into out->segs and
+// checks the data length against it. `table` may be the very memory of
+// out->segs (a wire descriptor and a segment are both 16 bytes, decoded in
+// place entry by entry).
+CmdRefusal decode_desc_table(const u8* table, ParsedCmd* out);
 
 // 8-byte SCSI LUN to the integer the target core uses (as scsilun_to_int).
 u64 scsi_lun_to_int(const u8 (&lun)[8]);
@@ -76,10 +109,13 @@ struct RspFields {
 // is truncated to what fits. Returns the IU length.
 u32 build_srp_rsp(u8* buf, u32 cap, const RspFields& f);
 
-// Fixed-format sense data for a refusal: ILLEGAL REQUEST, INVALID FIELD IN
-// CDB. 18 bytes.
+// Fixed-format sense data for a refusal, 18 bytes. A malformed IU (its
+// descriptors, counts, lengths, formats are fields of the command IU, not
+// of the CDB): ILLEGAL REQUEST, INVALID FIELD IN COMMAND INFORMATION UNIT
+// (0x0e/0x03, SPC-4), which the initiator does not retry. A failed table
+// fetch: ABORTED COMMAND (0x0b, no additional code), which it may retry.
 inline constexpr u32 kRefusalSenseLen = 18;
-void refusal_sense(u8 (&sense)[kRefusalSenseLen]);
+void refusal_sense(CmdRefusal why, u8 (&sense)[kRefusalSenseLen]);
 
 inline constexpr u8 kScsiStatusGood = 0x00;
 inline constexpr u8 kScsiStatusCheckCondition = 0x02;

@@ -323,7 +323,8 @@ TEST_F(ChannelTest, MalformedCommandsGetCheckConditionWithoutSubmit) {
     EXPECT_EQ(1u, v.req_lim_delta);
     ASSERT_EQ(18u, v.sense.size());
     EXPECT_EQ(0x05, v.sense[2]) << "ILLEGAL REQUEST";
-    EXPECT_EQ(0x24, v.sense[12]) << "INVALID FIELD IN CDB";
+    EXPECT_EQ(0x0e, v.sense[12]) << "INVALID FIELD IN COMMAND INFORMATION UNIT";
+    EXPECT_EQ(0x03, v.sense[13]);
     EXPECT_LT(fake::find_last_call("srpt_k_post_recv", Qp(o), index), s.seq);
     fake::complete_send(Qp(o));
   }
@@ -816,6 +817,313 @@ TEST_F(ChannelTest, AReleaseWithAbortedAndAnsweredCommandsLeavesNothing) {
   fake::target_core_aborts(fake::submissions()[0].cmd);
   Answer(fake::submissions()[1].cmd, 0);
   Receive(o, SimpleIu(srp::kTskMgmt, 7, 48));  // a refusal's send in flight
+  Receive(o, SimpleIu(srp::kILogout, 8));
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+}
+
+// --- external descriptor tables ------------------------------------------------------
+
+namespace {
+
+// ib_srp with cmd_sg_entries=1: the first of `n` descriptors in the IU, the
+// table (n entries of `seg` bytes at va 0x1000 * (i + 1), rkey 20 + i) in
+// its memory at 0xfeed0000, rkey 0x99.
+SrpCmd ExternalCmd(srpt_data_dir dir, uint32_t n, uint32_t seg, uint32_t total) {
+  SrpCmd c;
+  const bool out = dir == SRPT_DIR_WRITE;
+  c.buf_fmt = out ? srp::kIndirect << 4 : srp::kIndirect;
+  (out ? c.out_cnt : c.in_cnt) = 1;
+  c.tail = IndirectHeader(0xfeed0000, 0x99, n * 16, total);
+  Append(c.tail, DirectDesc(0x1000, 20, seg));
+  return c;
+}
+Bytes ExternalTable(uint32_t n, uint32_t seg) {
+  Bytes b;
+  for (uint32_t i = 0; i < n; i++) Append(b, DirectDesc(0x1000 * (i + 1), 20 + i, seg));
+  return b;
+}
+
+}  // namespace
+
+class ExternalTableTest : public ChannelTest {
+ protected:
+  // The command whose table read is posted last on `o`.
+  srpt_k_cmd* Fetching(const Outcome& o) {
+    for (auto it = Qp(o)->sends.rbegin(); it != Qp(o)->sends.rend(); ++it)
+      if (it->kind == fake::PostedSend::Kind::Fetch) return it->cmd;
+    ADD_FAILURE() << "no table read posted";
+    return nullptr;
+  }
+};
+
+TEST_F(ExternalTableTest, TheTableIsFetchedThenTheCommandSubmitted) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_WRITE, 5, 4096, 5 * 4096)));
+  EXPECT_TRUE(fake::submissions().empty()) << "not before its table is here";
+  srpt_k_cmd* cmd = Fetching(o);
+  ASSERT_NE(nullptr, cmd);
+  const fake::PostedSend* f = fake::posted_fetch(cmd);
+  ASSERT_NE(nullptr, f);
+  EXPECT_EQ(0xfeed0000u, f->fetch.va);
+  EXPECT_EQ(0x99u, f->fetch.rkey);
+  EXPECT_EQ(80u, f->fetch.len) << "the whole table";
+  EXPECT_EQ(1u, Snap(o).busy_slots);
+
+  fake::complete_fetch(cmd, ExternalTable(5, 4096));
+  ASSERT_EQ(1u, fake::submissions().size());
+  EXPECT_EQ(cmd, LastSubmitted());
+  EXPECT_EQ(5u * 4096, fake::submissions().back().data_len);
+  EXPECT_EQ(SRPT_DIR_WRITE, fake::submissions().back().dir);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "first external descriptor table fetched (5 descriptors)"))
+      << fake::log_dump();
+
+  fake::set_cmd_result(cmd, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, 5 * 4096});
+  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
+  ASSERT_EQ(5u, cmd->segs.size()) << "every segment of the fetched table";
+  for (uint32_t i = 0; i < 5; i++) {
+    EXPECT_EQ(0x1000u * (i + 1), cmd->segs[i].va);
+    EXPECT_EQ(20 + i, cmd->segs[i].rkey);
+    EXPECT_EQ(4096u, cmd->segs[i].len);
+  }
+  fake::complete_rdma_read(cmd);
+  EXPECT_EQ(1, cmd->executes);
+  Answer(cmd, 0);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, cmd->releases);
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_EQ(64u, Snap(o).req_lim);
+
+  // A data-in command on the same slot reads a fresh table.
+  Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_READ, 3, 512, 1400)));
+  cmd = Fetching(o);
+  fake::complete_fetch(cmd, ExternalTable(3, 512));
+  cmd = LastSubmitted();
+  fake::set_cmd_result(cmd, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, 1400});
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
+  ASSERT_EQ(3u, cmd->segs.size());
+  EXPECT_EQ(376u, cmd->segs[2].len) << "clipped to the data length";
+  fake::complete_send(Qp(o));
+  Receive(o, SimpleIu(srp::kILogout, 8));
+  RunWorks();
+  ExpectAllChannelsReleased();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "2 external descriptor tables fetched"))
+      << fake::log_dump();
+}
+
+TEST_F(ExternalTableTest, ATableNotCoveringTheDataLengthIsRefused) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_WRITE, 4, 512, 4 * 512 + 1)));
+  srpt_k_cmd* cmd = Fetching(o);
+  const size_t sent = Sent(o).size();
+  fake::complete_fetch(cmd, ExternalTable(4, 512));
+  EXPECT_TRUE(fake::submissions().empty());
+  ASSERT_EQ(sent + 1, Sent(o).size());
+  const RspView v = LastRsp(o);
+  EXPECT_EQ(0x02, v.status);
+  EXPECT_EQ(0xa0a1a2a3a4a5a6a7ull, v.tag);
+  ASSERT_EQ(18u, v.sense.size());
+  EXPECT_EQ(0x05, v.sense[2]);
+  EXPECT_EQ(0x0e, v.sense[12]);
+  EXPECT_EQ(0x03, v.sense[13]);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(Channel::State::Live, Snap(o).state);
+}
+
+TEST_F(ExternalTableTest, MalformedTablesAreRefusedBeforeAnyFetch) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  SrpCmd too_many = ExternalCmd(SRPT_DIR_WRITE, 257, 512, 512);
+  SrpCmd odd_len = ExternalCmd(SRPT_DIR_WRITE, 2, 512, 512);
+  odd_len.tail[15] = 33;  // table_desc.len 33
+  SrpCmd empty = ExternalCmd(SRPT_DIR_READ, 0, 512, 512);
+  for (const SrpCmd& c : {too_many, odd_len, empty}) {
+    const size_t sent = Sent(o).size();
+    Receive(o, EncodeSrpCmd(c));
+    ASSERT_EQ(sent + 1, Sent(o).size());
+    EXPECT_EQ(0x02, LastRsp(o).status);
+    fake::complete_send(Qp(o));
+  }
+  EXPECT_EQ(0u, fake::count_calls("srpt_k_cmd_fetch"));
+  EXPECT_TRUE(fake::submissions().empty());
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "too many data segments"));
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "not a multiple of 16"));
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "empty indirect descriptor table"));
+  EXPECT_EQ(64u, Snap(o).req_lim);
+}
+
+TEST_F(ExternalTableTest, AFailedFetchClosesTheChannelAndFreesTheSlot) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_WRITE, 2, 512, 1024)));
+  srpt_k_cmd* cmd = Fetching(o);
+  const size_t sent = Sent(o).size();
+  fake::complete_fetch(cmd, {}, false);
+  EXPECT_TRUE(fake::submissions().empty());
+  EXPECT_EQ(sent, Sent(o).size()) << "the QP is in the error state: no response";
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state)
+      << "a failed RDMA read leaves the QP in the error state";
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  RunWorks();
+  ExpectAllChannelsReleased();
+}
+
+TEST_F(ExternalTableTest, AFetchThatCannotBePostedIsAnswered) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  fake::fail_call(fake::Call::CmdFetch, -SRPT_ENOMEM);
+  Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_READ, 2, 512, 1024)));
+  EXPECT_TRUE(fake::submissions().empty());
+  EXPECT_EQ(0x02, LastRsp(o).status);
+  EXPECT_EQ(0x0b, LastRsp(o).sense.at(2));
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+}
+
+TEST_F(ExternalTableTest, AReleaseFlushesAFetchInFlight) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_WRITE, 2, 512, 1024)));
+  ASSERT_NE(nullptr, Fetching(o));
+  Receive(o, SimpleIu(srp::kILogout, 8));
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+  EXPECT_TRUE(fake::submissions().empty());
+}
+
+// --- send-queue room -------------------------------------------------------------------
+// srp_sq_size 4: four slots and a send queue of four work requests. The
+// fake QP reports any post beyond that as a violation (the real one would
+// refuse it, killing the channel).
+
+class SendQueueTest : public ChannelTest {
+ protected:
+  Outcome SmallQueue() {
+    EXPECT_EQ(0, srpt_core_tpg_attr_store(tpg_, SRPT_ATTR_SQ_SIZE, "4", 1));
+    Outcome o = LiveChannel(SRPT_CM_RDMA);
+    EXPECT_EQ(4u, Qp(o)->params.send_depth);
+    return o;
+  }
+  // A data-in command of `segs` segments of 512 bytes, submitted, tag `tag`.
+  srpt_k_cmd* DataIn(const Outcome& o, uint64_t tag, uint32_t segs) {
+    SrpCmd c;
+    c.tag = tag;
+    c.buf_fmt = srp::kIndirect;
+    c.in_cnt = static_cast<uint8_t>(segs);
+    c.tail = IndirectHeader(0x9000, 7, segs * 16, segs * 512);
+    for (uint32_t i = 0; i < segs; i++) Append(c.tail, DirectDesc(0x1000 * (i + 1), 10, 512));
+    Receive(o, EncodeSrpCmd(c));
+    srpt_k_cmd* cmd = LastSubmitted();
+    fake::set_cmd_result(cmd, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, segs * 512});
+    return cmd;
+  }
+  static uint64_t TagOf(const fake::PostedSend& s) { return DecodeRsp(s.bytes).tag; }
+};
+
+TEST_F(SendQueueTest, ResponsesWaitInOrderForRoomAndNoneIsLost) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* cmds[4];
+  for (uint64_t t = 0; t < 4; t++) cmds[t] = DataIn(o, t, 1);
+  // Each needs two work requests: a write and its response.
+  for (srpt_k_cmd* c : cmds) EXPECT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(c)));
+  ASSERT_EQ(2u, Qp(o)->sends.size()) << "only two fit";
+  EXPECT_EQ(fake::PostedSend::Kind::CmdRsp, Qp(o)->sends[0].kind);
+  EXPECT_EQ(1u, Qp(o)->sends[0].rdma_wrs);
+  fake::complete_send(Qp(o));
+  ASSERT_EQ(2u, Qp(o)->sends.size()) << "the third went out as room came back";
+  fake::complete_send(Qp(o));
+  fake::complete_send(Qp(o));
+  fake::complete_send(Qp(o));
+  EXPECT_TRUE(Qp(o)->sends.empty());
+  // In the order the target core handed them over.
+  const auto& sent = Sent(o);
+  ASSERT_EQ(4u, sent.size());
+  for (uint64_t t = 0; t < 4; t++) EXPECT_EQ(t, TagOf(sent[t])) << t;
+  for (srpt_k_cmd* c : cmds) EXPECT_EQ(1, c->releases);
+  EXPECT_EQ(4u, Snap(o).req_lim) << "every credit back, exactly once";
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+}
+
+TEST_F(SendQueueTest, DataOutReadsWaitBehindResponsesAndResume) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* in = DataIn(o, 1, 3);  // three writes and a response: the whole queue
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(in)));
+  srpt_k_cmd* out = SubmitDirect(o, SRPT_DIR_WRITE, 0x5000, 9, 4096);
+  fake::set_cmd_result(out, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, 4096});
+  EXPECT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(out))) << "it waits; no error";
+  EXPECT_EQ(nullptr, fake::posted_fetch(out));
+  ASSERT_EQ(1u, Qp(o)->sends.size()) << "the read is not posted yet";
+  fake::complete_send(Qp(o));
+  ASSERT_EQ(1u, Qp(o)->sends.size());
+  EXPECT_EQ(fake::PostedSend::Kind::RdmaRead, Qp(o)->sends[0].kind);
+  fake::complete_rdma_read(out);
+  EXPECT_EQ(1, out->executes);
+  Answer(out, 0);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, out->releases);
+  EXPECT_EQ(4u, Snap(o).req_lim);
+}
+
+TEST_F(SendQueueTest, TableReadsAndRefusalsTakeRoomToo) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* in = DataIn(o, 1, 3);
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(in)));
+  // A table read and a refusal's response arrive while the queue is full.
+  Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_READ, 2, 512, 1024)));
+  SrpCmd bidi;
+  bidi.buf_fmt = (srp::kDirect << 4) | srp::kDirect;
+  bidi.tail = DirectDesc(1, 2, 3);
+  Receive(o, EncodeSrpCmd(bidi));
+  ASSERT_EQ(1u, Qp(o)->sends.size());
+  fake::complete_send(Qp(o));
+  ASSERT_EQ(2u, Qp(o)->sends.size()) << "both, in arrival order";
+  EXPECT_EQ(fake::PostedSend::Kind::Fetch, Qp(o)->sends[0].kind);
+  EXPECT_EQ(fake::PostedSend::Kind::Send, Qp(o)->sends[1].kind);
+  fake::complete_fetch(Qp(o)->sends[0].cmd, ExternalTable(2, 512));
+  fake::complete_send(Qp(o));
+  ASSERT_EQ(2u, fake::submissions().size());
+  Answer(LastSubmitted(), 0);
+  fake::complete_send(Qp(o));
+  EXPECT_TRUE(Qp(o)->sends.empty());
+  EXPECT_EQ(4u, Snap(o).req_lim);
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+}
+
+TEST_F(SendQueueTest, ACommandNeedingMoreThanTheWholeQueueIsAnswered) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* in = DataIn(o, 1, 4);  // four writes + response: 5 > 4
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(in)));
+  ASSERT_EQ(1u, Qp(o)->sends.size());
+  EXPECT_EQ(0u, Qp(o)->sends[0].rdma_wrs) << "no data: the contexts were dropped";
+  const RspView v = LastRsp(o);
+  EXPECT_EQ(0x02, v.status);
+  EXPECT_EQ(0x0b, v.sense.at(2));
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "needs 5 send work requests, queue holds 4"));
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, in->releases);
+  // Data-out: four reads fit (the response comes after them).
+  SrpCmd c;
+  c.buf_fmt = srp::kIndirect << 4;
+  c.out_cnt = 4;
+  c.tail = IndirectHeader(0x9000, 7, 64, 2048);
+  for (uint32_t i = 0; i < 4; i++) Append(c.tail, DirectDesc(0x1000 * (i + 1), 10, 512));
+  Receive(o, EncodeSrpCmd(c));
+  srpt_k_cmd* big = LastSubmitted();
+  fake::set_cmd_result(big, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, 2048});
+  EXPECT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(big))) << "four reads fit";
+  fake::complete_rdma_read(big);
+  Answer(big, 0);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, big->releases);
+  EXPECT_EQ(4u, Snap(o).req_lim);
+}
+
+TEST_F(SendQueueTest, WaitingCommandsAreFlushedWhenTheChannelCloses) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* cmds[4];
+  for (uint64_t t = 0; t < 4; t++) cmds[t] = DataIn(o, t, 1);
+  for (srpt_k_cmd* c : cmds) EXPECT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(c)));
+  ASSERT_EQ(2u, Qp(o)->sends.size());
   Receive(o, SimpleIu(srp::kILogout, 8));
   RunWorks();
   ExpectReleasedByChannel(o);

@@ -71,7 +71,7 @@ TEST_F(LoginResponseTest, TheGrantSizesTheChannel) {
   srpt_k_qp* qp = Qp(o);
   ASSERT_NE(nullptr, qp);
   EXPECT_EQ(64u, qp->params.recv_depth);
-  EXPECT_EQ(64u, qp->params.send_depth);
+  EXPECT_EQ(4096u, qp->params.send_depth) << "srp_sq_size work requests";
   EXPECT_EQ(0xffff, qp->params.pkey);
   EXPECT_EQ(o.id->context, qp->params.ctx) << "completions reach the channel";
   ASSERT_EQ(64u, qp->recvs.size()) << "every receive IU posted before the accept";

@@ -22,11 +22,20 @@ class SrpCmdTest : public CoreTest {
   CmdRefusal Parse(const Bytes& iu, const ChannelIuLimits& lim = kNoImm) {
     // The IU in a buffer of exactly its length, so ASan sees any overread.
     buf_.assign(iu.begin(), iu.end());
-    return srpt::parse_srp_cmd(buf_.data(), static_cast<uint32_t>(buf_.size()), lim, &out_);
+    return srpt::parse_srp_cmd(buf_.data(), static_cast<uint32_t>(buf_.size()), lim,
+                               store_.data(), &out_);
   }
   CmdRefusal ParseLen(const Bytes& iu, uint32_t len, const ChannelIuLimits& lim = kNoImm) {
     buf_.assign(iu.begin(), iu.end());
-    return srpt::parse_srp_cmd(buf_.data(), len, lim, &out_);
+    return srpt::parse_srp_cmd(buf_.data(), len, lim, store_.data(), &out_);
+  }
+  // Decodes `table` as the fetched external table, in the segment store
+  // itself as the channel does.
+  CmdRefusal Decode(const Bytes& table) {
+    EXPECT_LE(table.size(), sizeof(srpt_rdma_seg) * store_.size());
+    auto* b = reinterpret_cast<uint8_t*>(store_.data());
+    for (size_t i = 0; i < table.size(); i++) b[i] = table[i];
+    return srpt::decode_desc_table(b, &out_);
   }
   static SrpCmd Out(uint8_t fmt, uint8_t cnt) {
     SrpCmd c;
@@ -47,8 +56,16 @@ class SrpCmdTest : public CoreTest {
     return b;
   }
   Bytes buf_;
+  std::vector<srpt_rdma_seg> store_ = std::vector<srpt_rdma_seg>(srpt::kMaxRdmaSegs);
   ParsedCmd out_{};
 };
+
+// A table of `n` descriptors of `seg` bytes as it lies in initiator memory.
+Bytes Table(uint32_t n, uint32_t seg) {
+  Bytes b;
+  for (uint32_t i = 0; i < n; i++) Append(b, DirectDesc(0x1000 * (i + 1), 100 + i, seg));
+  return b;
+}
 
 }  // namespace
 
@@ -178,40 +195,106 @@ TEST_F(SrpCmdTest, IndirectBounds) {
   c.tail = IndirectHeader(0, 0, 32, 0);
   c.tail.pop_back();
   EXPECT_EQ(CmdRefusal::Truncated, Parse(EncodeSrpCmd(c))) << "header cut short";
-  // A table that is (partly) outside the IU: more entries than the IU has.
+  // An empty table, with or without descriptors claimed in the IU.
   c = Out(srp::kIndirect, 1);
-  c.tail = Indirect(1, 512, 512, 32);
-  EXPECT_EQ(CmdRefusal::ExternalTable, Parse(EncodeSrpCmd(c)));
+  c.tail = Indirect(1, 512, 512, 0);
+  c.tail[12] = c.tail[13] = c.tail[14] = c.tail[15] = 0;  // table_desc.len 0
+  EXPECT_EQ(CmdRefusal::EmptyTable, Parse(EncodeSrpCmd(c)));
   c = Out(srp::kIndirect, 0);
-  c.tail = Indirect(1, 512, 512);
-  EXPECT_EQ(CmdRefusal::ExternalTable, Parse(EncodeSrpCmd(c)));
-  // An empty table.
-  c = Out(srp::kIndirect, 1);
-  c.tail = Indirect(0, 0, 0, 15);
-  EXPECT_EQ(CmdRefusal::ExternalTable, Parse(EncodeSrpCmd(c)));
+  c.tail = IndirectHeader(0x9000, 0x77, 0, 0);
+  EXPECT_EQ(CmdRefusal::EmptyTable, Parse(EncodeSrpCmd(c)));
+  // A table length that is no multiple of a descriptor.
+  for (uint32_t bad : {15u, 17u, 40u, 0xfffffff1u}) {
+    c = Out(srp::kIndirect, 1);
+    c.tail = Indirect(1, 512, 512, bad);
+    EXPECT_EQ(CmdRefusal::TableLength, Parse(EncodeSrpCmd(c))) << bad;
+  }
+  // More descriptors claimed in the IU than the whole table has.
+  c = Out(srp::kIndirect, 3);
+  c.tail = Indirect(3, 512, 1024, 32);
+  EXPECT_EQ(CmdRefusal::TableCount, Parse(EncodeSrpCmd(c)));
   // Entries announced but not all in the IU.
   c = Out(srp::kIndirect, 2);
   c.tail = Indirect(2, 512, 1024);
   Bytes iu = EncodeSrpCmd(c);
   iu.resize(iu.size() - 1);
   EXPECT_EQ(CmdRefusal::Truncated, Parse(iu));
-  // A table length that is no multiple of 16 counts whole entries.
-  c.tail = Indirect(2, 512, 1024, 40);
+  // The IU's length field is what counts, not the buffer.
+  iu = EncodeSrpCmd(c);
+  EXPECT_EQ(CmdRefusal::Truncated, ParseLen(iu, static_cast<uint32_t>(iu.size() - 16)));
+  EXPECT_EQ(CmdRefusal::None, ParseLen(iu, static_cast<uint32_t>(iu.size())));
+  // The data-in count does not stand in for a data-out table.
+  c = Out(srp::kIndirect, 0);
+  c.in_cnt = 2;
+  c.tail = Indirect(2, 512, 1024);
   EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
-  EXPECT_EQ(2u, out_.nsegs);
+  EXPECT_EQ(0u, out_.nsegs) << "no entry in the IU for data-out: all fetched";
+  EXPECT_EQ(32u, out_.ext.len);
 }
 
-TEST_F(SrpCmdTest, AtMostSixteenSegments) {
-  SrpCmd c = Out(srp::kIndirect, 16);
-  c.tail = Indirect(16, 4096, 16 * 4096);
+TEST_F(SrpCmdTest, AtMostMaxRdmaSegsSegments) {
+  const uint32_t max = srpt::kMaxRdmaSegs;
+  ASSERT_EQ(256u, max);
+  // In the IU: the count field is 8 bits, so 255 at most there.
+  SrpCmd c = Out(srp::kIndirect, 255);
+  c.tail = Indirect(255, 4096, 255 * 4096);
   EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
-  EXPECT_EQ(16u, out_.nsegs);
-  c = Out(srp::kIndirect, 17);
-  c.tail = Indirect(17, 4096, 17 * 4096);
+  EXPECT_EQ(255u, out_.nsegs);
+  EXPECT_EQ(0x1000u * 255, out_.segs[254].va);
+  // External: up to max entries, one more is refused before any fetch.
+  c = Out(srp::kIndirect, 1);
+  c.tail = Indirect(1, 4096, max * 4096, max * 16);
+  EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
+  EXPECT_EQ(max * 16, out_.ext.len);
+  c.tail = Indirect(1, 4096, max * 4096, (max + 1) * 16);
   EXPECT_EQ(CmdRefusal::TooManySegments, Parse(EncodeSrpCmd(c)));
-  c = Out(srp::kIndirect, 255);
-  c.tail = Indirect(255, 1, 255);
+  c.tail = Indirect(1, 4096, 4096, 0xfffffff0u);
   EXPECT_EQ(CmdRefusal::TooManySegments, Parse(EncodeSrpCmd(c)));
+}
+
+TEST_F(SrpCmdTest, ExternalTableIsDescribedThenDecoded) {
+  // ib_srp with cmd_sg_entries=1: one descriptor in the IU, table_desc
+  // covering all four in its memory.
+  SrpCmd c = Out(srp::kIndirect, 1);
+  c.tail = IndirectHeader(0xabcdef000, 0x55, 4 * 16, 4 * 8192);
+  Append(c.tail, DirectDesc(0x1000, 100, 8192));
+  EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
+  EXPECT_EQ(SRPT_DIR_WRITE, out_.dir);
+  EXPECT_EQ(0xabcdef000u, out_.ext.va);
+  EXPECT_EQ(0x55u, out_.ext.rkey);
+  EXPECT_EQ(64u, out_.ext.len);
+  EXPECT_EQ(0u, out_.nsegs) << "segments only after the fetch";
+  EXPECT_EQ(4u * 8192, out_.data_len);
+  EXPECT_EQ(store_.data(), out_.segs);
+
+  EXPECT_EQ(CmdRefusal::None, Decode(Table(4, 8192)));
+  ASSERT_EQ(4u, out_.nsegs);
+  for (uint32_t i = 0; i < 4; i++) {
+    EXPECT_EQ(0x1000u * (i + 1), out_.segs[i].va) << i;
+    EXPECT_EQ(100 + i, out_.segs[i].rkey) << i;
+    EXPECT_EQ(8192u, out_.segs[i].len) << i;
+  }
+  EXPECT_EQ(4u * 8192, out_.data_len);
+}
+
+TEST_F(SrpCmdTest, AFetchedTableMustCoverTheDataLength) {
+  SrpCmd c = In(srp::kIndirect, 1);
+  c.tail = IndirectHeader(0x9000, 0x77, 3 * 16, 3 * 512 + 1);
+  Append(c.tail, DirectDesc(0x1000, 100, 512));
+  EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
+  EXPECT_EQ(CmdRefusal::LengthMismatch, Decode(Table(3, 512)));
+  // Below is fine: the SCSI layer may ask for less than the buffers offer.
+  EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
+  EXPECT_EQ(CmdRefusal::None, Decode(Table(3, 1024)));
+  EXPECT_EQ(3u, out_.nsegs);
+  // Huge segment lengths do not wrap the sum.
+  EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
+  Bytes t = Table(3, 0xffffffffu);
+  EXPECT_EQ(CmdRefusal::None, Decode(t));
+  c.tail = IndirectHeader(0x9000, 0x77, 3 * 16, 0xffffffffu);
+  Append(c.tail, DirectDesc(0x1000, 100, 1));
+  EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
+  EXPECT_EQ(CmdRefusal::LengthMismatch, Decode(Table(3, 1)));
 }
 
 TEST_F(SrpCmdTest, ImmediateData) {
@@ -288,7 +371,7 @@ TEST_F(SrpCmdTest, ImmediateDataMustNotOverlapItsDescriptorOrTheCdb) {
 }
 
 TEST_F(SrpCmdTest, EveryRefusalHasAName) {
-  for (int r = 0; r <= static_cast<int>(CmdRefusal::LengthMismatch); r++)
+  for (int r = 0; r <= static_cast<int>(CmdRefusal::TableFetchFailed); r++)
     EXPECT_STRNE("?", srpt::cmd_refusal_name(static_cast<CmdRefusal>(r))) << r;
 }
 
@@ -432,10 +515,20 @@ TEST_F(BuildRspTest, TaskManagementResponseData) {
 
 TEST_F(BuildRspTest, RefusalSense) {
   uint8_t sense[srpt::kRefusalSenseLen];
-  srpt::refusal_sense(sense);
+  for (CmdRefusal r : {CmdRefusal::Truncated, CmdRefusal::Bidirectional,
+                       CmdRefusal::BadFormat, CmdRefusal::EmptyTable,
+                       CmdRefusal::TableLength, CmdRefusal::TableCount,
+                       CmdRefusal::TooManySegments, CmdRefusal::LengthMismatch,
+                       CmdRefusal::ImmediateOutOfBounds}) {
+    srpt::refusal_sense(r, sense);
+    EXPECT_EQ(0x70, sense[0]);
+    EXPECT_EQ(0x05, sense[2]) << "ILLEGAL REQUEST";
+    EXPECT_EQ(10, sense[7]);
+    EXPECT_EQ(0x0e, sense[12]) << "INVALID FIELD IN COMMAND INFORMATION UNIT";
+    EXPECT_EQ(0x03, sense[13]);
+  }
+  srpt::refusal_sense(CmdRefusal::TableFetchFailed, sense);
   EXPECT_EQ(0x70, sense[0]);
-  EXPECT_EQ(0x05, sense[2]);
-  EXPECT_EQ(10, sense[7]);
-  EXPECT_EQ(0x24, sense[12]);
-  EXPECT_EQ(0, sense[13]);
+  EXPECT_EQ(0x0b, sense[2]) << "ABORTED COMMAND: the initiator may retry";
+  EXPECT_EQ(0, sense[12]);
 }

@@ -117,6 +117,36 @@ void complete_rdma_read(srpt_k_cmd* cmd, bool ok) {
                    cmd->serial);
 }
 
+const PostedSend* posted_fetch(const srpt_k_cmd* cmd) {
+  for (const PostedSend& s : cmd->qp->sends)
+    if (s.cmd == cmd && s.kind == PostedSend::Kind::Fetch) return &s;
+  return nullptr;
+}
+
+void complete_fetch(srpt_k_cmd* cmd, const std::vector<uint8_t>& table, bool ok) {
+  if (!live_cmd(cmd, "complete_fetch")) return;
+  srpt_k_qp* qp = cmd->qp;
+  for (size_t i = 0; i < qp->sends.size(); i++) {
+    PostedSend& s = qp->sends[i];
+    if (s.cmd != cmd || s.kind != PostedSend::Kind::Fetch) continue;
+    if (ok) {
+      if (table.size() != s.fetch.len)
+        record_violation("complete_fetch(command #%d): %zu bytes for a read of %u",
+                         cmd->serial, table.size(), s.fetch.len);
+      uint8_t* b = srpt_k_ring_buf(s.ring, s.index);
+      for (size_t k = 0; k < table.size() && k < s.fetch.len; k++) b[k] = table[k];
+    }
+    complete_send(qp, i, ok);
+    return;
+  }
+  record_violation("complete_fetch(command #%d): no table read is posted", cmd->serial);
+}
+
+void cmd_fetch_completed(srpt_k_cmd* cmd, bool ok) {
+  cmd->fetching = false;
+  srpt_core_cmd_fetch_done(cmd->ctx, ok ? 1 : 0);
+}
+
 void target_core_aborts(srpt_k_cmd* cmd) {
   if (!live_cmd(cmd, "target_core_aborts") || !check_active(cmd, "target_core_aborts"))
     return;
@@ -321,7 +351,16 @@ extern "C" int srpt_k_cmd_rdma_prepare(srpt_k_cmd* cmd, srpt_data_dir dir,
     cmd->wrs++;
   }
   cmd->rw_dir = dir;
-  return 0;
+  return static_cast<int>(cmd->wrs);
+}
+
+extern "C" void srpt_k_cmd_rdma_unprepare(srpt_k_cmd* cmd) noexcept {
+  fake::trace("srpt_k_cmd_rdma_unprepare", cmd);
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_rdma_unprepare")) return;
+  if (fake::posted_on_qp(cmd))
+    fake::record_violation("srpt_k_cmd_rdma_unprepare(command #%d): work is posted",
+                           cmd->serial);
+  fake::drop_contexts(cmd);
 }
 
 extern "C" int srpt_k_cmd_rdma_read(srpt_k_cmd* cmd) noexcept {
@@ -341,6 +380,41 @@ extern "C" int srpt_k_cmd_rdma_read(srpt_k_cmd* cmd) noexcept {
   cmd->phase = srpt_k_cmd::Phase::RdmaReading;
   fake::post_cmd_send(cmd->qp, PostedSend{PostedSend::Kind::RdmaRead, nullptr, 0,
                                           {}, cmd, cmd->wrs, 0});
+  return 0;
+}
+
+extern "C" int srpt_k_cmd_fetch(srpt_k_cmd* cmd, srpt_k_ring* ring, uint32_t index,
+                                uint64_t va, uint32_t rkey, uint32_t len) noexcept {
+  fake::trace("srpt_k_cmd_fetch", cmd, index);
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_fetch")) return -SRPT_EINVAL;
+  if (cmd->active)
+    fake::record_violation("srpt_k_cmd_fetch(command #%d): the target core holds "
+                           "the command; tables are read before submission",
+                           cmd->serial);
+  if (cmd->fetching) {
+    fake::record_violation("srpt_k_cmd_fetch(command #%d): a table read is "
+                           "already posted", cmd->serial);
+    return -SRPT_EINVAL;
+  }
+  if (ring == nullptr || ring->dir != SRPT_RING_RECV || index >= ring->count ||
+      len == 0 || len > ring->size) {
+    fake::record_violation("srpt_k_cmd_fetch(command #%d): bad landing buffer "
+                           "(index %u, len %u)", cmd->serial, index, len);
+    return -SRPT_EINVAL;
+  }
+  if (int err = fake::injected_call_error(fake::Call::CmdFetch)) return err;
+  cmd->fetching = true;
+  cmd->fetches++;
+  PostedSend s{PostedSend::Kind::Fetch, ring, index, {}, cmd, 1, 0};
+  s.fetch.va = va;
+  s.fetch.rkey = rkey;
+  s.fetch.len = len;
+  // The landing buffer is the device's until the read completes, but a
+  // receive ring's posted[] tracks receive posts: leave it alone.
+  s.ring = nullptr;
+  fake::post_cmd_send(cmd->qp, s);
+  cmd->qp->sends.back().ring = ring;
+  cmd->qp->sent.back().ring = ring;
   return 0;
 }
 

@@ -57,9 +57,13 @@ struct srpt_k_cmd {
   // Task management (srpt_k_cmd_submit_tmf): what the target core answers.
   bool is_tmf = false;
   srpt_tmf_result tmf_result = SRPT_TMF_RESULT_COMPLETE;
+  int fetches = 0;
+  bool fetching = false;
 };
 
 namespace fake {
+
+struct PostedSend;
 
 struct Submission {
   srpt_k_cmd* cmd;
@@ -100,6 +104,14 @@ void target_core_aborts(srpt_k_cmd* cmd);
 size_t live_cmds();
 size_t active_cmds();  // with the target core (submitted, not released)
 
+// The posted descriptor-table read of `cmd` completes: `table` (what the
+// initiator's memory holds) lands in the buffer, or the read fails.
+void complete_fetch(srpt_k_cmd* cmd, const std::vector<uint8_t>& table,
+                    bool ok = true);
+// The table read `cmd` has posted (nullptr: none).
+const PostedSend* posted_fetch(const srpt_k_cmd* cmd);
+// For the queue fake: the table read of `cmd` completed (or was flushed).
+void cmd_fetch_completed(srpt_k_cmd* cmd, bool ok);
 // For the queue fake: the RDMA reads of `cmd` completed (or were flushed).
 void cmd_rdma_read_completed(srpt_k_cmd* cmd, bool ok);
 // For the session drain: the backend finishes one command of `sess` that is

@@ -56,6 +56,7 @@ enum class Call {
   CmdCreate,
   CmdRdmaPrepare,
   CmdRdmaRead,
+  CmdFetch,
   CmdSendRsp,
   CmdSubmitTmf,
   Count

@@ -61,6 +61,8 @@ void deliver_send(srpt_k_qp* qp, PostedSend s, bool ok) {
   as_completion(qp, [&] {
     if (s.kind == PostedSend::Kind::RdmaRead)
       cmd_rdma_read_completed(s.cmd, ok);
+    else if (s.kind == PostedSend::Kind::Fetch)
+      cmd_fetch_completed(s.cmd, ok);
     else
       srpt_core_send_done(qp->params.ctx, s.index, ok ? 1 : 0);
   });
@@ -183,10 +185,36 @@ void reset_queue() {
   s = QueueState{};
 }
 
+namespace {
+uint32_t wrs_of(const PostedSend& s) {
+  switch (s.kind) {
+    case PostedSend::Kind::Send: return 1;
+    case PostedSend::Kind::CmdRsp: return 1 + s.rdma_wrs;
+    case PostedSend::Kind::RdmaRead: return s.rdma_wrs;
+    case PostedSend::Kind::Fetch: return 1;
+  }
+  return 1;
+}
+}  // namespace
+
+// A post that would overfill the send queue (send_depth work requests, as
+// granted at creation) is a violation: the real QP refuses it, and a live
+// channel then dies.
+void check_sq_room(srpt_k_qp* qp, const PostedSend& s) {
+  if (qp->error) return;  // flushed anyway; the core may post to an error QP
+  uint32_t used = 0;
+  for (const PostedSend& p : qp->sends) used += wrs_of(p);
+  if (used + wrs_of(s) > qp->params.send_depth)
+    record_violation("QP #%d: send queue overflow: %u work requests posted, %u more, "
+                     "depth %u", qp->serial, used, wrs_of(s), qp->params.send_depth);
+}
+
 // For the command fake: a command's send work request.
 void post_cmd_send(srpt_k_qp* qp, PostedSend s) {
+  check_sq_room(qp, s);
   s.seq = trace(s.kind == PostedSend::Kind::RdmaRead ? "post_rdma_read"
-                                                     : "post_cmd_rsp",
+                : s.kind == PostedSend::Kind::Fetch       ? "post_fetch"
+                                                          : "post_cmd_rsp",
                 qp, s.kind == PostedSend::Kind::RdmaRead ? -1 : s.index);
   if (s.ring != nullptr) s.ring->posted[s.index] = true;
   qp->sends.push_back(s);
@@ -217,7 +245,7 @@ bool check_send_slot(srpt_k_qp* qp, srpt_k_ring* ring, uint32_t index,
 
 extern "C" int srpt_k_qp_create(srpt_cm_kind kind, srpt_k_cm* cm,
                                 srpt_k_device* kdev, uint32_t port_num,
-                                const srpt_qp_params* params,
+                                srpt_qp_params* params,
                                 srpt_k_qp** out) noexcept {
   fake::might_sleep("srpt_k_qp_create");
   fake::trace("srpt_k_qp_create", cm);
@@ -363,6 +391,7 @@ extern "C" int srpt_k_post_send(srpt_k_qp* qp, srpt_k_ring* ring, uint32_t index
   const uint8_t* b = ring->bufs[index].data();
   fake::PostedSend s{fake::PostedSend::Kind::Send, ring, index,
                      std::vector<uint8_t>(b, b + len), nullptr, 0, seq};
+  fake::check_sq_room(qp, s);
   ring->posted[index] = true;
   qp->sends.push_back(s);
   qp->sent.push_back(std::move(s));

@@ -46,16 +46,23 @@ struct PostedRecv {
 };
 
 // A send work request: a plain srpt_k_post_send, a response of a command
-// (srpt_k_cmd_send_rsp, with the RDMA writes chained in front of it), or the
-// RDMA reads of a command (srpt_k_cmd_rdma_read; no ring).
+// (srpt_k_cmd_send_rsp, with the RDMA writes chained in front of it), the
+// RDMA reads of a command (srpt_k_cmd_rdma_read; no ring), or the read of a
+// descriptor table (srpt_k_cmd_fetch; ring/index: where it lands, bytes: the
+// remote va, rkey and len as the test sees them in `fetch`).
 struct PostedSend {
-  enum class Kind { Send, CmdRsp, RdmaRead } kind;
+  enum class Kind { Send, CmdRsp, RdmaRead, Fetch } kind;
   srpt_k_ring* ring;
   uint32_t index;
   std::vector<uint8_t> bytes;  // the buffer's first `len` bytes at post time
   srpt_k_cmd* cmd;
   uint32_t rdma_wrs;           // RDMA work requests chained to it
   uint64_t seq;
+  struct {
+    uint64_t va;
+    uint32_t rkey;
+    uint32_t len;
+  } fetch{};
 };
 
 }  // namespace fake
@@ -106,6 +113,8 @@ void reset_queue();
 // Checks a response's send slot as srpt_k_post_send() does (violations).
 bool check_send_slot(srpt_k_qp* qp, srpt_k_ring* ring, uint32_t index,
                      uint32_t len, const char* op);
+// A violation when `s` would overfill the send queue of a QP not in error.
+void check_sq_room(srpt_k_qp* qp, const PostedSend& s);
 // Posts a command's send work request (s.seq is set here).
 void post_cmd_send(srpt_k_qp* qp, PostedSend s);
 
