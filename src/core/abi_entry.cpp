@@ -140,6 +140,10 @@ void srpt_core_show_channels(srpt_k_seq* seq) noexcept {
   if (g_target != nullptr) g_target->show_channels(seq);
 }
 
+void srpt_core_show_objects(srpt_k_seq* seq) noexcept {
+  if (g_target != nullptr) g_target->show_objects(seq);
+}
+
 // --- the login path and the channels' callbacks ----------------------------
 
 int srpt_core_login(const srpt_login_event* ev) noexcept {

@@ -25,6 +25,7 @@ const char* close_reason_name(CloseReason r) {
 
 Channel::Channel(const Config& cfg, SpinLock lock)
     : cfg_(cfg), lock_(move(lock)) {
+  if (cfg_.target != nullptr) cfg_.target->counters().channel_made();
   iu_limits_.max_it_iu_len = cfg.grant.max_it_iu_len;
   iu_limits_.immediate = cfg.grant.immediate;
   iu_limits_.imm_data_offset = cfg.grant.imm_data_offset;
@@ -145,6 +146,7 @@ Channel::~Channel() {
   // The release work's last action may be dropping the last reference: the
   // work item is then running (this very call), never pending.
   srpt_k_work_destroy(release_work_);
+  if (cfg_.target != nullptr) cfg_.target->counters().channel_gone();
 }
 
 void Channel::set_session(srpt_k_session* sess, Tpg* tpg,
@@ -288,9 +290,9 @@ void Channel::release() {
   //    RDMA/CM: the QP first, because it was made on the cm_id
   //    (rdma_create_qp) and is destroyed through it; its callbacks never
   //    touch the QP.
-  if (cfg_.kind == SRPT_CM_IB && cm_.held()) cm_.destroy();
+  if (cfg_.kind == SRPT_CM_IB && cm_.held()) destroy_cm();
   srpt_k_qp_destroy(exchange(qp_, nullptr));
-  if (cm_.held()) cm_.destroy();
+  if (cm_.held()) destroy_cm();
   destroy_resources();
   {
     SpinGuard g(lock_);
@@ -303,6 +305,11 @@ void Channel::release() {
   const bool registry_ref_was_last = release_ref();
   SRPT_ASSERT(!registry_ref_was_last);
   if (release_ref()) destroy(this);
+}
+
+void Channel::destroy_cm() {
+  cm_.destroy();
+  if (cfg_.target != nullptr) cfg_.target->counters().cm_destroyed();
 }
 
 // --- CM events -------------------------------------------------------------

@@ -249,6 +249,7 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   // The channel takes the cm_id. From here on the answer is zero whatever
   // happens: a failure is torn down through the channel's release work.
   OwnedCmId::Adoption adoption = OwnedCmId::adopt(move(lease));
+  counters_.cm_adopted();
   Status accepted = ch->accept(move(adoption.id), rsp);
   if (!accepted.ok()) {
     srpt_log_ratelimited(SRPT_LOG_WARNING, "login from %s: accept failed: %d\n",
@@ -286,6 +287,14 @@ void Target::show_channels(srpt_k_seq* seq) {
                       ch.grant().max_ti_iu_len, ch.grant().immediate ? "yes" : "no",
                       static_cast<unsigned long long>(age));
   }
+}
+
+void Target::show_objects(srpt_k_seq* seq) {
+  const ObjectCounts c = counters_.snapshot();
+  srpt_k_seq_printf(seq, "channels %llu\ncm_adopted %llu\ncm_destroyed %llu\n",
+                    static_cast<unsigned long long>(c.channels_live),
+                    static_cast<unsigned long long>(c.cm_adopted),
+                    static_cast<unsigned long long>(c.cm_destroyed));
 }
 
 }  // namespace srpt

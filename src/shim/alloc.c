@@ -1,17 +1,50 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Memory for the core: include/srpt/abi/alloc.h. */
+/*
+ * Memory for the core (include/srpt/abi/alloc.h) and for the shim's own
+ * objects of a channel. Every allocation goes through srpt_shim_kmalloc():
+ * it is counted in ib_srpt/objects (live allocations and their ksize() sum,
+ * taken again on free, so the two always balance) and can be made to fail
+ * from ib_srpt/fault ("alloc N").
+ */
 #include <linux/slab.h>
 
 #include <srpt/abi/alloc.h>
+#include "counters.h"
+#include "fault.h"
+#include "shim.h"
+
+void *srpt_shim_kmalloc(size_t size, gfp_t gfp)
+{
+	void *p;
+
+	if (srpt_fault_hit(SRPT_FAULT_ALLOC))
+		return NULL;
+	p = kmalloc(size, gfp);
+	if (!p)
+		return NULL;
+	srpt_count_inc(SRPT_CNT_ALLOCS);
+	srpt_count_add(SRPT_CNT_ALLOC_BYTES, ksize(p));
+	return p;
+}
+
+void srpt_shim_kfree(const void *p)
+{
+	if (!p)
+		return;
+	srpt_count_dec(SRPT_CNT_ALLOCS);
+	srpt_count_add(SRPT_CNT_ALLOC_BYTES, -(long)ksize(p));
+	kfree(p);
+}
 
 void *srpt_kzalloc(size_t size, enum srpt_alloc_ctx ctx)
 {
 	if (!size)
 		return NULL;
-	return kzalloc(size, ctx == SRPT_ALLOC_ATOMIC ? GFP_ATOMIC : GFP_KERNEL);
+	return srpt_shim_kmalloc(size, (ctx == SRPT_ALLOC_ATOMIC ? GFP_ATOMIC :
+				 GFP_KERNEL) | __GFP_ZERO);
 }
 
 void srpt_kfree(const void *ptr)
 {
-	kfree(ptr);
+	srpt_shim_kfree(ptr);
 }

@@ -21,6 +21,8 @@
 #include <rdma/rdma_cm.h>
 
 #include <srpt/abi/cm.h>
+#include "counters.h"
+#include "fault.h"
 #include "objects.h"
 #include "shim.h"
 
@@ -48,6 +50,28 @@ static struct ib_cm_id *srpt_k_ib_id(struct srpt_k_cm *cm)
 static struct rdma_cm_id *srpt_k_rdma_id(struct srpt_k_cm *cm)
 {
 	return (struct rdma_cm_id *)cm;
+}
+
+/*
+ * Bookkeeping of the ownership rule (cm.h), mechanism only: a channel sets
+ * the id's context (srpt_k_cm_set_context()) exactly when it adopts the id,
+ * inside the login handler. So a handler that returns non-zero for an id with
+ * a context gives the CM core an id a channel will destroy again, and one
+ * that returns 0 for an id without a context leaks it. Both are counted in
+ * ib_srpt/objects and warned about; the return value is not changed.
+ */
+static int srpt_k_login_done(int ret, const void *context)
+{
+	if (ret)
+		srpt_count_inc(SRPT_CNT_LOGIN_NONZERO);
+	else
+		srpt_count_inc(SRPT_CNT_LOGIN_ZERO);
+	if (WARN(!ret != !!context,
+		 "login handler returned %d for a cm_id %s a channel\n", ret,
+		 context ? "owned by" : "not owned by")) {
+		srpt_count_inc(SRPT_CNT_OWNERSHIP_BROKEN);
+	}
+	return ret;
 }
 
 /* --- RDMA/CM ------------------------------------------------------------ */
@@ -99,7 +123,7 @@ static int srpt_k_rdma_login(struct rdma_cm_id *id,
 	 */
 	ret = srpt_core_login(&ev);
 	srpt_shim_device_put(kdev);
-	return ret;
+	return srpt_k_login_done(ret, READ_ONCE(id->context));
 }
 
 static int srpt_k_rdma_cm_handler(struct rdma_cm_id *id,
@@ -238,7 +262,7 @@ static int srpt_k_ib_login(struct ib_cm_id *cm_id,
 	/* Non-zero: IB/CM destroys the new cm_id when we return it. */
 	ret = srpt_core_login(&ev);
 	srpt_shim_device_put(kdev);
-	return ret;
+	return srpt_k_login_done(ret, READ_ONCE(cm_id->context));
 }
 
 static int srpt_k_ib_cm_handler(struct ib_cm_id *cm_id,
@@ -359,6 +383,9 @@ int srpt_k_cm_reject(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	/* Both CMs take at most a u8 of private data (and check the rest). */
 	if (len > U8_MAX)
 		return -EINVAL;
+	/* As if the REJ could not be sent: nothing goes out. */
+	if (srpt_fault_hit(SRPT_FAULT_CM_REJECT))
+		return -EIO;
 	if (kind == SRPT_CM_IB)
 		return ib_send_cm_rej(srpt_k_ib_id(cm),
 				      IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
@@ -382,7 +409,7 @@ static int srpt_k_ib_accept(struct ib_cm_id *cm_id, struct srpt_k_qp *qp,
 		return ret;
 	/* As many RDMA reads as the REP below offers (responder_resources). */
 	attr.max_dest_rd_atomic = SRPT_K_RD_ATOMIC;
-	ret = ib_modify_qp(qp->ib_qp, &attr, mask);
+	ret = srpt_shim_modify_qp(qp, &attr, mask);
 	if (ret)
 		return ret;
 
@@ -422,6 +449,9 @@ int srpt_k_cm_accept(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 {
 	if (len > U8_MAX)
 		return -EINVAL;
+	/* As if the REP could not be sent: nothing goes out, the QP stays. */
+	if (srpt_fault_hit(SRPT_FAULT_CM_ACCEPT))
+		return -EIO;
 	if (kind == SRPT_CM_IB)
 		return srpt_k_ib_accept(srpt_k_ib_id(cm), qp, priv, len);
 	return srpt_k_rdma_accept(srpt_k_rdma_id(cm), priv, len);
@@ -448,6 +478,12 @@ void srpt_k_cm_destroy(enum srpt_cm_kind kind, struct srpt_k_cm *cm)
 	 * ourselves. The id's QP was destroyed before (queue.h), so no QP
 	 * event can reach the id any more.
 	 */
+	srpt_count_inc(SRPT_CNT_CM_DESTROYED);
+	/* Only a channel destroys connection ids, and it set their context. */
+	if (WARN(!(kind == SRPT_CM_IB ? srpt_k_ib_id(cm)->context :
+				       srpt_k_rdma_id(cm)->context),
+		 "destroying a cm_id no channel owns\n"))
+		srpt_count_inc(SRPT_CNT_OWNERSHIP_BROKEN);
 	if (kind == SRPT_CM_IB)
 		ib_destroy_cm_id(srpt_k_ib_id(cm));
 	else

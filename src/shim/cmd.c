@@ -374,7 +374,7 @@ int srpt_k_cmd_create(struct srpt_k_qp *qp, uint32_t port_num, void *ctx,
 {
 	struct srpt_k_cmd *cmd;
 
-	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL);
+	cmd = srpt_shim_kmalloc(sizeof(*cmd), GFP_KERNEL | __GFP_ZERO);
 	if (!cmd)
 		return -ENOMEM;
 	cmd->qp = qp;
@@ -393,7 +393,7 @@ void srpt_k_cmd_destroy(struct srpt_k_cmd *cmd)
 		return;
 	/* Released commands have no contexts left (srpt_shim_cmd_release). */
 	WARN_ON_ONCE(cmd->n_rw);
-	kfree(cmd);
+	srpt_shim_kfree(cmd);
 }
 
 static int srpt_k_task_attr(enum srpt_task_attr attr)

@@ -21,6 +21,8 @@
 #include <srpt/abi/cmd.h>
 #include <srpt/abi/fabric.h>
 #include <srpt/abi/session.h>
+#include "counters.h"
+#include "fault.h"
 #include "objects.h"
 #include "shim.h"
 
@@ -374,6 +376,8 @@ void srpt_shim_debugfs_create(void)
 	srpt_debugfs_dir = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	debugfs_create_file("channels", 0444, srpt_debugfs_dir, NULL,
 			    &srpt_channels_fops);
+	srpt_counters_debugfs_create(srpt_debugfs_dir);
+	srpt_fault_debugfs_create(srpt_debugfs_dir);
 }
 
 void srpt_shim_debugfs_remove(void)

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 
 #include <srpt/abi/lock.h>
+#include "shim.h"
 
 struct srpt_mutex {
 	struct mutex mutex;
@@ -31,7 +32,7 @@ struct srpt_mutex *srpt_mutex_create(enum srpt_lock_class cls)
 
 	if (WARN_ON_ONCE((unsigned int)cls >= SRPT_LOCK_CLASS_COUNT))
 		return NULL;
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = srpt_shim_kmalloc(sizeof(*m), GFP_KERNEL | __GFP_ZERO);
 	if (!m)
 		return NULL;
 	__mutex_init(&m->mutex, srpt_lock_names[cls], &srpt_lock_keys[cls]);
@@ -43,7 +44,7 @@ void srpt_mutex_destroy(struct srpt_mutex *m)
 	if (!m)
 		return;
 	mutex_destroy(&m->mutex);
-	kfree(m);
+	srpt_shim_kfree(m);
 }
 
 void srpt_mutex_lock(struct srpt_mutex *m)
@@ -72,7 +73,7 @@ struct srpt_spinlock *srpt_spinlock_create(enum srpt_lock_class cls)
 
 	if (WARN_ON_ONCE((unsigned int)cls >= SRPT_LOCK_CLASS_COUNT))
 		return NULL;
-	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	l = srpt_shim_kmalloc(sizeof(*l), GFP_KERNEL | __GFP_ZERO);
 	if (!l)
 		return NULL;
 	spin_lock_init(&l->lock);
@@ -83,7 +84,7 @@ struct srpt_spinlock *srpt_spinlock_create(enum srpt_lock_class cls)
 
 void srpt_spinlock_destroy(struct srpt_spinlock *l)
 {
-	kfree(l);
+	srpt_shim_kfree(l);
 }
 
 void srpt_spin_lock_irqsave(struct srpt_spinlock *l)

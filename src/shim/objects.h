@@ -60,6 +60,13 @@ struct srpt_k_qp {
 	struct ib_qp *ib_qp;
 };
 
+/*
+ * ib_modify_qp() for the transitions of a login (IB/CM: INIT, RTR, RTS), with
+ * the fault injection point qp_modify. Not for the move to the error state.
+ */
+int srpt_shim_modify_qp(struct srpt_k_qp *qp, struct ib_qp_attr *attr,
+			int mask);
+
 /* One DMA-mapped information-unit buffer of a ring. */
 struct srpt_k_ring_entry {
 	struct ib_cqe cqe;		/* .done: recv or send completion */

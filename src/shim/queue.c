@@ -22,6 +22,8 @@
 #include <rdma/rw.h>
 
 #include <srpt/abi/queue.h>
+#include "counters.h"
+#include "fault.h"
 #include "objects.h"
 #include "shim.h"
 
@@ -47,6 +49,14 @@ static void srpt_k_qp_event(struct ib_event *event, void *ptr)
 		rdma_notify(qp->cm.rdma, event->event);
 }
 
+int srpt_shim_modify_qp(struct srpt_k_qp *qp, struct ib_qp_attr *attr,
+			int mask)
+{
+	if (srpt_fault_hit(SRPT_FAULT_QP_MODIFY))
+		return -EIO;
+	return ib_modify_qp(qp->ib_qp, attr, mask);
+}
+
 /* IB/CM: RESET to INIT, on the login's P_Key. */
 static int srpt_k_qp_init(struct srpt_k_qp *qp)
 {
@@ -61,9 +71,9 @@ static int srpt_k_qp_init(struct srpt_k_qp *qp)
 	attr.port_num = qp->port_num;
 	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ |
 			       IB_ACCESS_REMOTE_WRITE;
-	return ib_modify_qp(qp->ib_qp, &attr,
-			    IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
-			    IB_QP_ACCESS_FLAGS);
+	return srpt_shim_modify_qp(qp, &attr,
+				   IB_QP_STATE | IB_QP_PKEY_INDEX | IB_QP_PORT |
+				   IB_QP_ACCESS_FLAGS);
 }
 
 int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
@@ -80,7 +90,7 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	if (!params->send_depth || !params->recv_depth)
 		return -EINVAL;
 
-	qp = kzalloc(sizeof(*qp), GFP_KERNEL);
+	qp = srpt_shim_kmalloc(sizeof(*qp), GFP_KERNEL | __GFP_ZERO);
 	if (!qp)
 		return -ENOMEM;
 	qp->kind = kind;
@@ -112,11 +122,16 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 		goto err_free;
 	}
 
-	qp->cq = ib_cq_pool_get(ib_dev, qp->cq_size, -1, IB_POLL_WORKQUEUE);
+	if (srpt_fault_hit(SRPT_FAULT_CQ_CREATE))
+		qp->cq = ERR_PTR(-ENOMEM);
+	else
+		qp->cq = ib_cq_pool_get(ib_dev, qp->cq_size, -1,
+					IB_POLL_WORKQUEUE);
 	if (IS_ERR(qp->cq)) {
 		ret = PTR_ERR(qp->cq);
 		goto err_free;
 	}
+	srpt_count_inc(SRPT_CNT_CQS);
 
 	init.event_handler = srpt_k_qp_event;
 	init.qp_context = qp;
@@ -132,6 +147,10 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	init.cap.max_recv_sge = 1;
 	init.port_num = port_num;
 
+	if (srpt_fault_hit(SRPT_FAULT_QP_CREATE)) {
+		ret = -ENOMEM;
+		goto err_cq;
+	}
 	if (kind == SRPT_CM_RDMA) {
 		/* Attaches the QP to the id and moves it to INIT. */
 		ret = rdma_create_qp(qp->cm.rdma, kdev->pd, &init);
@@ -148,6 +167,7 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 		if (ret)
 			goto err_qp;
 	}
+	srpt_count_inc(SRPT_CNT_QPS);
 
 	*out = qp;
 	return 0;
@@ -156,8 +176,9 @@ err_qp:
 	ib_destroy_qp(qp->ib_qp);
 err_cq:
 	ib_cq_pool_put(qp->cq, qp->cq_size);
+	srpt_count_dec(SRPT_CNT_CQS);
 err_free:
-	kfree(qp);
+	srpt_shim_kfree(qp);
 	return ret;
 }
 
@@ -176,7 +197,7 @@ int srpt_k_qp_ready(struct srpt_k_qp *qp)
 	ret = ib_cm_init_qp_attr(qp->cm.ib, &attr, &mask);
 	if (ret)
 		return ret;
-	return ib_modify_qp(qp->ib_qp, &attr, mask);
+	return srpt_shim_modify_qp(qp, &attr, mask);
 }
 
 int srpt_k_qp_error(struct srpt_k_qp *qp)
@@ -201,8 +222,10 @@ void srpt_k_qp_destroy(struct srpt_k_qp *qp)
 		rdma_destroy_qp(qp->cm.rdma);
 	else
 		ib_destroy_qp(qp->ib_qp);
+	srpt_count_dec(SRPT_CNT_QPS);
 	ib_cq_pool_put(qp->cq, qp->cq_size);
-	kfree(qp);
+	srpt_count_dec(SRPT_CNT_CQS);
+	srpt_shim_kfree(qp);
 }
 
 /* --- rings -------------------------------------------------------------- */
@@ -243,7 +266,7 @@ static void srpt_k_ring_unmap(struct srpt_k_ring *ring, u32 count)
 	for (i = 0; i < count; i++) {
 		ib_dma_unmap_single(ring->ib_dev, ring->ent[i].dma, ring->size,
 				    ring->dma_dir);
-		kfree(ring->ent[i].raw);
+		srpt_shim_kfree(ring->ent[i].raw);
 	}
 }
 
@@ -264,7 +287,8 @@ int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 	    (dir != SRPT_RING_RECV && dir != SRPT_RING_SEND))
 		return -EINVAL;
 
-	ring = kzalloc(struct_size(ring, ent, count), GFP_KERNEL);
+	ring = srpt_shim_kmalloc(struct_size(ring, ent, count),
+				  GFP_KERNEL | __GFP_ZERO);
 	if (!ring)
 		return -ENOMEM;
 	ring->ib_dev = kdev->ib_dev;
@@ -282,8 +306,8 @@ int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 		ent->index = i;
 		ent->cqe.done = dir == SRPT_RING_RECV ? srpt_k_recv_done :
 							srpt_k_send_done;
-		ent->raw = kmalloc(size + (align_at ? 2 * SRPT_RING_ALIGN : 0),
-				   GFP_KERNEL);
+		ent->raw = srpt_shim_kmalloc(size + (align_at ? 2 * SRPT_RING_ALIGN : 0),
+					     GFP_KERNEL);
 		if (!ent->raw) {
 			ret = -ENOMEM;
 			goto err_unmap;
@@ -293,7 +317,7 @@ int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 		ent->dma = ib_dma_map_single(ring->ib_dev, ent->buf, size,
 					     ring->dma_dir);
 		if (ib_dma_mapping_error(ring->ib_dev, ent->dma)) {
-			kfree(ent->raw);
+			srpt_shim_kfree(ent->raw);
 			ret = -ENOMEM;
 			goto err_unmap;
 		}
@@ -304,7 +328,7 @@ int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 
 err_unmap:
 	srpt_k_ring_unmap(ring, i);
-	kfree(ring);
+	srpt_shim_kfree(ring);
 	return ret;
 }
 
@@ -325,7 +349,7 @@ void srpt_k_ring_destroy(struct srpt_k_ring *ring)
 	 * the core, so the DMA mappings are still valid to undo.
 	 */
 	srpt_k_ring_unmap(ring, ring->count);
-	kfree(ring);
+	srpt_shim_kfree(ring);
 }
 
 int srpt_k_post_recv(struct srpt_k_qp *qp, struct srpt_k_ring *ring,

@@ -16,6 +16,8 @@
 #include <target/target_core_fabric.h>
 
 #include <srpt/abi/session.h>
+#include "counters.h"
+#include "fault.h"
 #include "objects.h"
 #include "shim.h"
 
@@ -37,10 +39,13 @@ int srpt_k_session_create(struct srpt_k_tpg *tpg, const char *initiator_name,
 	 * target-core mutexes); the TPG is registered with the target core
 	 * for as long as the core holds it (fabric.h).
 	 */
+	if (srpt_fault_hit(SRPT_FAULT_SESSION))
+		return -ENOMEM;
 	se_sess = target_setup_session(&tpg->se_tpg, 0, 0, TARGET_PROT_NORMAL,
 				       initiator_name, ctx, NULL);
 	if (IS_ERR(se_sess))
 		return PTR_ERR(se_sess);
+	srpt_count_inc(SRPT_CNT_SESSIONS);
 	*out = (struct srpt_k_session *)se_sess;
 	return 0;
 }
@@ -62,6 +67,7 @@ void srpt_k_session_drain(struct srpt_k_session *sess)
 void srpt_k_session_remove(struct srpt_k_session *sess)
 {
 	target_remove_session(srpt_k_se_sess(sess));
+	srpt_count_dec(SRPT_CNT_SESSIONS);
 }
 
 /* --- work items --------------------------------------------------------- */
@@ -88,7 +94,7 @@ int srpt_k_work_create(void (*fn)(void *arg), void *arg,
 {
 	struct srpt_k_work *w;
 
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	w = srpt_shim_kmalloc(sizeof(*w), GFP_KERNEL | __GFP_ZERO);
 	if (!w)
 		return -ENOMEM;
 	INIT_WORK(&w->work, srpt_k_work_fn);
@@ -110,7 +116,7 @@ void srpt_k_work_destroy(struct srpt_k_work *w)
 		return;
 	/* Not pending, and not running unless from its own function. */
 	WARN_ON_ONCE(work_pending(&w->work));
-	kfree(w);
+	srpt_shim_kfree(w);
 }
 
 /* --- completions -------------------------------------------------------- */
@@ -123,7 +129,7 @@ int srpt_k_completion_create(struct srpt_k_completion **out)
 {
 	struct srpt_k_completion *c;
 
-	c = kmalloc(sizeof(*c), GFP_KERNEL);
+	c = srpt_shim_kmalloc(sizeof(*c), GFP_KERNEL);
 	if (!c)
 		return -ENOMEM;
 	init_completion(&c->done);
@@ -146,7 +152,7 @@ int srpt_k_wait(struct srpt_k_completion *c, uint32_t ms)
 
 void srpt_k_completion_destroy(struct srpt_k_completion *c)
 {
-	kfree(c);
+	srpt_shim_kfree(c);
 }
 
 /* --- time --------------------------------------------------------------- */

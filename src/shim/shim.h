@@ -10,7 +10,17 @@
 #undef pr_fmt
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/types.h>
+
 struct workqueue_struct;
+
+/*
+ * kmalloc()/kfree() for the shim's objects of a channel: counted and subject
+ * to fault injection like the core's memory (alloc.c). Pass __GFP_ZERO for
+ * zeroed memory. Memory from one is freed only with the other.
+ */
+void *srpt_shim_kmalloc(size_t size, gfp_t gfp);
+void srpt_shim_kfree(const void *p);
 
 int srpt_shim_fabric_register(void);
 void srpt_shim_fabric_unregister(void);
@@ -18,7 +28,10 @@ void srpt_shim_fabric_unregister(void);
 int srpt_shim_ib_client_register(void);
 void srpt_shim_ib_client_unregister(void);
 
-/* debugfs ib_srpt/channels: best effort, as debugfs always is. */
+/*
+ * debugfs ib_srpt/: channels, objects (counters.c) and fault (fault.c); best
+ * effort, as debugfs always is.
+ */
 void srpt_shim_debugfs_create(void);
 void srpt_shim_debugfs_remove(void);
 

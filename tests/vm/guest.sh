@@ -93,15 +93,18 @@ for c in $SRPT_VM_CASES; do
 		# `timeout` ends a slow case (it signals the case's whole process
 		# group); the runner keeps its own deadline in case timeout itself
 		# cannot return.
-		(cd /tmp && SRPT_CASE=$name exec timeout -k 10 "$case_timeout" \
+		# A case may ask for more time with a line "# case-timeout: SEC".
+		ct=$(sed -n 's/^# case-timeout: \([0-9][0-9]*\)$/\1/p' "$c" | head -n 1)
+		[ -n "$ct" ] && [ "$ct" -gt "$case_timeout" ] || ct=$case_timeout
+		(cd /tmp && SRPT_CASE=$name exec timeout -k 10 "$ct" \
 			bash "$c") >>"$log" 2>&1 </dev/null &
 		cpid=$!
-		deadline=$((SECONDS + case_timeout + 30))
+		deadline=$((SECONDS + ct + 30))
 		while kill -0 "$cpid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
 			sleep 0.2
 		done
 		if kill -0 "$cpid" 2>/dev/null; then
-			abort_hung "case still running $((case_timeout + 30))s after its start (timeout could not end it)"
+			abort_hung "case still running $((ct + 30))s after its start (timeout could not end it)"
 		fi
 		wait "$cpid"
 		rc=$?
@@ -129,7 +132,7 @@ for c in $SRPT_VM_CASES; do
 		77) status=skip
 		    reason=$(grep -m 1 '^SKIP: ' "$log" | sed 's/^SKIP: //')
 		    [ -n "$reason" ] || reason="case skipped" ;;
-		124 | 137) status=fail reason="case timed out after ${case_timeout}s" ;;
+		124 | 137) status=fail reason="case timed out after ${ct}s" ;;
 		*) status=fail
 		   reason=$(grep -m 1 '^FAIL: ' "$log" | sed 's/^FAIL: //')
 		   [ -n "$reason" ] || reason="case exited with status $rc" ;;

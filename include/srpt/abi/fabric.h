@@ -62,6 +62,11 @@ int srpt_core_acl_name_check(const char *name) SRPT_NOEXCEPT;
 /* The read-only file listing live channels (debugfs ib_srpt/channels). */
 struct srpt_k_seq;
 void srpt_core_show_channels(struct srpt_k_seq *seq) SRPT_NOEXCEPT;
+/*
+ * The core's part of debugfs ib_srpt/objects: "name value" lines with the
+ * live channels and the connection cm_ids channels adopted and destroyed.
+ */
+void srpt_core_show_objects(struct srpt_k_seq *seq) SRPT_NOEXCEPT;
 SRPT_PRINTF(2, 3)
 void srpt_k_seq_printf(struct srpt_k_seq *seq, const char *fmt, ...) SRPT_NOEXCEPT;
 

@@ -156,6 +156,7 @@ class Channel : public RefCounted<Channel> {
 
   static void release_work_fn(void* arg);
   void release();
+  void destroy_cm();
   void destroy_resources();
 
   void dispatch(u32 index, u32 len, Command* slot);

@@ -22,6 +22,7 @@
 #include <srpt/core/channel.h>
 #include <srpt/core/cm_id.h>
 #include <srpt/core/device.h>
+#include <srpt/core/object_counts.h>
 #include <srpt/core/params.h>
 #include <srpt/core/target_port.h>
 #include <srpt/core/tpg.h>
@@ -64,6 +65,9 @@ class Target : Pinned {
   void unregister_channel(Channel& ch);
   // debugfs ib_srpt/channels.
   void show_channels(srpt_k_seq* seq);
+  // debugfs ib_srpt/objects (the core's lines), and the counts behind them.
+  void show_objects(srpt_k_seq* seq);
+  ObjectCounters& counters() { return counters_; }
 
   // Module unload: the listener goes, every channel is released.
   void shutdown();
@@ -93,6 +97,7 @@ class Target : Pinned {
   Params params_;  // service_guid is written once, under lock_
   u16 rdma_cm_port_ SRPT_GUARDED_BY(lock_) = 0;
   srpt_k_listener* rdma_listener_ SRPT_GUARDED_BY(lock_) = nullptr;
+  ObjectCounters counters_;
 };
 
 }  // namespace srpt

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fault injection points: src/shim/fault.h.
+ *
+ * debugfs ib_srpt/fault (root only):
+ *   write "POINT N"  the Nth call of POINT from now fails, once (N >= 1);
+ *                    "POINT 0" disarms it
+ *   write "off"      disarms every point
+ *   read             one line per point: name, calls left until the armed
+ *                    failure (0: disarmed), calls seen, failures injected
+ */
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/seq_file.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "fault.h"
+#include "shim.h"
+
+struct srpt_fault {
+	const char *name;
+	atomic_t countdown;	/* calls until the failure; 0: disarmed */
+	atomic_long_t calls;
+	atomic_long_t injected;
+};
+
+static struct srpt_fault srpt_faults[SRPT_FAULT_POINT_COUNT] = {
+	[SRPT_FAULT_ALLOC] = { .name = "alloc" },
+	[SRPT_FAULT_CQ_CREATE] = { .name = "cq_create" },
+	[SRPT_FAULT_QP_CREATE] = { .name = "qp_create" },
+	[SRPT_FAULT_QP_MODIFY] = { .name = "qp_modify" },
+	[SRPT_FAULT_SESSION] = { .name = "session" },
+	[SRPT_FAULT_CM_ACCEPT] = { .name = "cm_accept" },
+	[SRPT_FAULT_CM_REJECT] = { .name = "cm_reject" },
+};
+
+bool srpt_fault_hit(enum srpt_fault_point point)
+{
+	struct srpt_fault *f = &srpt_faults[point];
+
+	atomic_long_inc(&f->calls);
+	/* Decrements only while armed; exactly one caller sees 0. */
+	if (atomic_dec_if_positive(&f->countdown) != 0)
+		return false;
+	atomic_long_inc(&f->injected);
+	return true;
+}
+
+static int srpt_fault_show(struct seq_file *m, void *unused)
+{
+	int i;
+
+	seq_puts(m, "# point armed_in calls injected\n");
+	for (i = 0; i < SRPT_FAULT_POINT_COUNT; i++)
+		seq_printf(m, "%s %d %ld %ld\n", srpt_faults[i].name,
+			   atomic_read(&srpt_faults[i].countdown),
+			   atomic_long_read(&srpt_faults[i].calls),
+			   atomic_long_read(&srpt_faults[i].injected));
+	return 0;
+}
+
+static int srpt_fault_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, srpt_fault_show, NULL);
+}
+
+static ssize_t srpt_fault_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	char buf[64], name[32];
+	unsigned int nth;
+	int i;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+
+	if (sysfs_streq(buf, "off")) {
+		for (i = 0; i < SRPT_FAULT_POINT_COUNT; i++)
+			atomic_set(&srpt_faults[i].countdown, 0);
+		return len;
+	}
+	if (sscanf(buf, "%31s %u", name, &nth) != 2 || nth > INT_MAX)
+		return -EINVAL;
+	for (i = 0; i < SRPT_FAULT_POINT_COUNT; i++) {
+		if (strcmp(name, srpt_faults[i].name))
+			continue;
+		atomic_set(&srpt_faults[i].countdown, nth);
+		pr_info("fault injection: %s %s\n", name,
+			nth ? "armed" : "disarmed");
+		return len;
+	}
+	return -EINVAL;
+}
+
+static const struct file_operations srpt_fault_fops = {
+	.owner = THIS_MODULE,
+	.open = srpt_fault_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = srpt_fault_write,
+};
+
+void srpt_fault_debugfs_create(struct dentry *dir)
+{
+	debugfs_create_file("fault", 0600, dir, NULL, &srpt_fault_fops);
+}

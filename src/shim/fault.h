@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Fault injection: points in the shim where a test can make a kernel call
+ * fail, through the debugfs file ib_srpt/fault. Always compiled in, inert
+ * until armed. The shim only asks "fail this call?" right before the real
+ * call and returns the error the call would; what follows (reject, unwind,
+ * teardown) is the core's normal error path.
+ *
+ * Debian 12's kernel is built without CONFIG_FAULT_INJECTION, so the kernel's
+ * own framework (failslab, fail_function) is not available to the guest tests.
+ */
+#ifndef SRPT_SHIM_FAULT_H
+#define SRPT_SHIM_FAULT_H
+
+#include <linux/types.h>
+
+struct dentry;
+
+enum srpt_fault_point {
+	SRPT_FAULT_ALLOC,	/* every allocation the module makes (alloc.c) */
+	SRPT_FAULT_CQ_CREATE,	/* ib_cq_pool_get() of a channel */
+	SRPT_FAULT_QP_CREATE,	/* ib_create_qp() / rdma_create_qp() */
+	SRPT_FAULT_QP_MODIFY,	/* IB/CM: INIT, RTR (before the REP), RTS (after RTU) */
+	SRPT_FAULT_SESSION,	/* target_setup_session() */
+	SRPT_FAULT_CM_ACCEPT,	/* ib_send_cm_rep() / rdma_accept() */
+	SRPT_FAULT_CM_REJECT,	/* ib_send_cm_rej() / rdma_reject() of a login */
+	SRPT_FAULT_POINT_COUNT,
+};
+
+/*
+ * True when this call must fail: the point was armed with N and this is the
+ * Nth call since. Any context (atomics only).
+ */
+bool srpt_fault_hit(enum srpt_fault_point point);
+
+/* Creates ib_srpt/fault in `dir` (best effort, as debugfs always is). */
+void srpt_fault_debugfs_create(struct dentry *dir);
+
+#endif /* SRPT_SHIM_FAULT_H */

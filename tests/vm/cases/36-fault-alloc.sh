@@ -1,0 +1,42 @@
+#!/bin/bash
+# 36 the allocation walk: with "alloc N" armed for N = 1, 2, ..., a login over
+# RDMA/CM fails the Nth allocation the module makes (core and shim alike:
+# channel, tables, commands, rings and each ring buffer, QP object, command
+# contexts, work item, completion), until a login gets through with the
+# fault still armed: every allocation of the login path was failed once. Each
+# failed one is rejected 0x00010001 with the handler's non-zero result, and
+# leaves no allocation, object, QP or CQ behind. Then a normal login, Slab
+# and MemAvailable within noise, and rmmod.
+# case-timeout: 1200
+. "$SRPT_ROOT/tests/vm/lib.sh"
+. "$SRPT_ROOT/tests/vm/srp.sh"
+. "$SRPT_ROOT/tests/vm/fault.sh"
+
+[ -x "$FAULT_TOOL" ] || fail "$FAULT_TOOL missing (make tools)"
+srpt_load
+fault_target
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+settle() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1; }
+fault_warm_up
+settle
+avail0=$(meminfo MemAvailable) slab0=$(meminfo Slab)
+start=$SECONDS
+
+fault_walk alloc "rejected status=28 reason=0x00010001"
+# srp_sq_size 16: 16 commands, 16 command contexts, 2 x 16 ring buffers at
+# least.
+[ "$WALK_STEPS" -ge 64 ] || fail "only $WALK_STEPS allocations on the login path"
+log "alloc walk: $WALK_STEPS steps in $((SECONDS - start)) s"
+
+out=$(fault_login multi)
+fault_expect_login "after the walk" "$out" established
+fault_check_clean "after the walk"
+settle
+avail1=$(meminfo MemAvailable) slab1=$(meminfo Slab)
+log "MemAvailable: $avail0 kB -> $avail1 kB; Slab: $slab0 kB -> $slab1 kB"
+log "objects: $(objline)"
+[ $((avail0 - avail1)) -lt 65536 ] || fail "MemAvailable dropped by $((avail0 - avail1)) kB"
+[ $((slab1 - slab0)) -lt 8192 ] || fail "Slab grew by $((slab1 - slab0)) kB"
+srp_cleanup
+srpt_unload || fail "unload failed"
+exit 0
