@@ -13,14 +13,17 @@
 //                     DREQ (DISCONNECTED), else it stays connecting
 //           bit 6     the same request arrives a second time (SINGLE takeover,
 //                     MULTI nexus)
-//           bit 7     allocation attempt byte 1 of the first login fails
-//   byte 1  the allocation attempt to fail (bit 7)
+//           bit 7     a failure is injected into the first login (byte 1)
+//   byte 1  with bit 7: below 0x80, allocation attempt byte 1 (0 = the
+//           first the login makes) fails; from 0x80, the first call of
+//           ABI function (byte 1 - 0x80) % fake::Call::Count fails with
+//           -ENOMEM (a ring, QP, session, post, accept, reject...)
 //
 // After every input, besides the fixture's teardown checks (THE OWNERSHIP
 // RULE for each cm_id, no leak, no bug report, no contract violation):
 //   - the first login's answer is the one the login table of the README
 //     gives for these bytes (computed here independently of the core), unless
-//     an allocation failed, when a refusal with 0x00010001 is allowed too;
+//     a failure was injected, when a refusal with 0x00010001 is allowed too;
 //   - every answer is well formed: an accepted login returned 0 and sent one
 //     52-byte SRP_LOGIN_RSP echoing the tag and granting at most the
 //     requested IU length; a refused one returned non-zero and sent one CM
@@ -92,7 +95,7 @@ class LoginFuzz : public LoginTest {
     s.port_num = port_sel < 2 ? 1 : port_sel;
     const bool establish = ctl & 0x20;
     const bool twice = ctl & 0x40;
-    const bool fail_alloc = ctl & 0x80;
+    const bool inject = ctl & 0x80;
 
     if (!s.acl) {
       fake::disallow_initiator(KTpg(tpg_), kInitiatorGuidName);
@@ -100,15 +103,26 @@ class LoginFuzz : public LoginTest {
     }
     if (!s.tpg_enabled) ASSERT_EQ(0, srpt_core_tpg_enable(tpg_, 0));
 
-    if (fail_alloc) fake::fail_nth_allocation(fail_at);
+    fake::Call call = fake::Call::Count;
+    if (inject && fail_at < 0x80) {
+      fake::fail_nth_allocation(fail_at);
+    } else if (inject) {
+      call = static_cast<fake::Call>((fail_at - 0x80) % static_cast<int>(fake::Call::Count));
+      fake::fail_call(call, -SRPT_ENOMEM);
+    }
     const Outcome first = LoginRaw(s.kind, priv, s.port_num, nullptr,
                                    s.kind == SRPT_CM_RDMA ? kInitiatorAddr : "");
-    const bool injected = fail_alloc && fake::injected_failure_count() > 0;
+    failed_accept_ = call == fake::Call::CmAccept && fake::injected_call_failures(call) > 0;
+    failed_reject_ = call == fake::Call::CmReject && fake::injected_call_failures(call) > 0;
+    const bool injected = fake::injected_failure_count() > 0 ||
+                          (call != fake::Call::Count && fake::injected_call_failures(call) > 0);
     fake::disarm_allocation_failures();
+    if (call != fake::Call::Count) fake::disarm_call(call);
     CheckWellFormed(first, priv);
     CheckAgainstTable(first, expected_answer(s, priv, service_guid_), injected);
     if (establish && first.ret == 0) Establish(first);
 
+    failed_accept_ = failed_reject_ = false;
     if (twice) {
       const Outcome second = LoginRaw(s.kind, priv, s.port_num, nullptr,
                                       s.kind == SRPT_CM_RDMA ? kInitiatorAddr : "");
@@ -128,6 +142,14 @@ class LoginFuzz : public LoginTest {
 
   void CheckWellFormed(const Outcome& o, const Bytes& priv) {
     const uint64_t tag = Tag(priv, o.id->kind);
+    if (o.ret == 0 && failed_accept_) {
+      // The channel took the cm_id and then failed to accept: zero, and the
+      // channel releases it.
+      EXPECT_TRUE(o.id->rejects.empty());
+      EXPECT_TRUE(o.id->accepts.empty());
+      EXPECT_EQ(1, o.id->accept_attempts);
+      return;
+    }
     if (o.ret == 0) {
       ASSERT_TRUE(o.id->rejects.empty()) << "accepted and rejected";
       ASSERT_EQ(1u, o.id->accepts.size()) << "one SRP_LOGIN_RSP";
@@ -143,6 +165,10 @@ class LoginFuzz : public LoginTest {
       return;
     }
     EXPECT_TRUE(o.id->accepts.empty()) << "refused after an accept was sent";
+    if (failed_reject_) {
+      EXPECT_TRUE(o.id->rejects.empty()) << "the reject failed";
+      return;
+    }
     ASSERT_EQ(1u, o.id->rejects.size()) << "one CM reject";
     const Bytes& rej = o.id->rejects[0];
     if (rej.empty()) return;
@@ -161,16 +187,21 @@ class LoginFuzz : public LoginTest {
     return static_cast<uint32_t>(be(o.id->rejects[0].data() + 4, 4));
   }
 
-  static void CheckAgainstTable(const Outcome& o, uint32_t want, bool injected) {
+  void CheckAgainstTable(const Outcome& o, uint32_t want, bool injected) const {
     const uint32_t got = Answer(o);
     if (got == want) return;
-    // An allocation failed: refusing for want of resources is right too,
+    // A reject that could not be sent leaves nothing on the wire.
+    if (failed_reject_ && got == kPlain && want != kAccept) return;
+    // A failure was injected: refusing for want of resources is right too,
     // once the request passed the checks that precede any allocation.
     if (injected && got == srp::kRejInsufficientResources) return;
     ADD_FAILURE() << std::hex << "answer 0x" << got << ", the login table says 0x" << want
                   << " (0: accepted, ffffffff: plain CM reject)"
-                  << (injected ? " (an allocation failed)" : "");
+                  << (injected ? " (a failure was injected)" : "");
   }
+
+  bool failed_accept_ = false;
+  bool failed_reject_ = false;
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 
 #include "../unit/harness/login_test.h"
 #include "../unit/harness/target_test.h"
+#include "../unit/fake/fault.h"
 
 namespace {
 
@@ -89,6 +90,9 @@ void LoginSeeds() {
     Login("unknown-initiator", 0x00, r);
     for (uint8_t n : {0, 1, 2, 5, 10, 20, 40})
       Login("alloc-fail-" + std::to_string(n), 0x80, Good(kind), n);
+    for (int c = 0; c < static_cast<int>(fake::Call::Count); c++)
+      Login(std::string("call-fail-") + fake::call_name(static_cast<fake::Call>(c)), 0x80,
+            Good(kind), static_cast<uint8_t>(0x80 + c));
   }
 }
 
