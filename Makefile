@@ -4,6 +4,7 @@
 #   make           build ib_srpt.ko against Debian 12's kernel headers
 #   make check     host unit tests, module build and checks, guest tests
 #   make demo      boot a guest with the module and show what it serves
+#   make fuzz      host libFuzzer targets, FUZZ_SECONDS (default 300) each
 #
 # The kernel build directory comes from the installed Debian headers
 # (linux-headers-*-amd64), never from `uname -r`: the build machine does not
@@ -15,7 +16,7 @@ CXX := g++-12
 export KDIR
 kdir = $$($(PROJECT)/scripts/kdir.sh)
 
-.PHONY: all module module-check unit tools vm-check vm-selftest check demo deps clean
+.PHONY: all module module-check unit fuzz-check fuzz tools vm-check vm-selftest check demo deps clean
 
 all: module
 
@@ -33,6 +34,18 @@ module-check: module
 unit:
 	$(PROJECT)/scripts/install-deps.sh unit
 	$(MAKE) -j$$(nproc) --no-print-directory -C $(PROJECT)/tests/unit run
+
+# Host libFuzzer targets (tests/fuzz): replay the corpus and fuzz each target
+# for FUZZ_SECONDS; fuzz-check is the short run `make check` does (20 s each).
+fuzz-check:
+	$(PROJECT)/scripts/install-deps.sh fuzz
+	$(MAKE) -j$$(nproc) --no-print-directory -C $(PROJECT)/tests/fuzz build
+	$(MAKE) --no-print-directory -C $(PROJECT)/tests/fuzz check FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20)
+
+fuzz:
+	$(PROJECT)/scripts/install-deps.sh fuzz
+	$(MAKE) -j$$(nproc) --no-print-directory -C $(PROJECT)/tests/fuzz build
+	$(MAKE) --no-print-directory -C $(PROJECT)/tests/fuzz check FUZZ_SECONDS=$(or $(FUZZ_SECONDS),300)
 
 # Test tools the guest cases run (userspace, built on the host).
 tools:
