@@ -57,6 +57,10 @@ tools:
 		$(PROJECT)/tests/tools/srp_initiator.c $(PROJECT)/tests/tools/rdma_cm.c \
 		$(if $(wildcard $(PROJECT)/tests/tools/ib_cm.c),$(PROJECT)/tests/tools/ib_cm.c,-DTI_NO_IB_CM) \
 		-lrdmacm -libverbs
+	gcc -O2 -Wall -Wextra -Werror -pthread -o $(PROJECT)/build/tools/login_fuzz \
+		$(PROJECT)/tests/tools/login_fuzz.c $(PROJECT)/tests/tools/rdma_cm.c \
+		$(if $(wildcard $(PROJECT)/tests/tools/ib_cm.c),$(PROJECT)/tests/tools/ib_cm.c,-DTI_NO_IB_CM) \
+		-lrdmacm -libverbs
 
 vm-check: module tools
 	$(PROJECT)/scripts/install-deps.sh vm
