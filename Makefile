@@ -5,6 +5,7 @@
 #   make check     host unit tests, module build and checks, guest tests
 #   make demo      boot a guest with the module and show what it serves
 #   make fuzz      host libFuzzer targets, FUZZ_SECONDS (default 300) each
+#   make fuzz-guest  the guest login fuzz campaign (cases 28 and 29, long)
 #
 # The kernel build directory comes from the installed Debian headers
 # (linux-headers-*-amd64), never from `uname -r`: the build machine does not
@@ -16,7 +17,7 @@ CXX := g++-12
 export KDIR
 kdir = $$($(PROJECT)/scripts/kdir.sh)
 
-.PHONY: all module module-check unit fuzz-check fuzz tools vm-check vm-selftest check demo deps clean
+.PHONY: all module module-check unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check demo deps clean
 
 all: module
 
@@ -61,6 +62,21 @@ tools:
 		$(PROJECT)/tests/tools/login_fuzz.c $(PROJECT)/tests/tools/rdma_cm.c \
 		$(if $(wildcard $(PROJECT)/tests/tools/ib_cm.c),$(PROJECT)/tests/tools/ib_cm.c,-DTI_NO_IB_CM) \
 		-lrdmacm -libverbs
+
+# The guest login fuzz campaign: cases 28 (RDMA/CM) and 29 (IB/CM) in one
+# guest with FUZZ_GUEST_RDMA / FUZZ_GUEST_IB logins (default 10000 / 2000),
+# FUZZ_GUEST_PARALLEL at a time (4), seed FUZZ_GUEST_SEED (2; make check's
+# slice uses 1), each campaign failing if FUZZ_GUEST_SECONDS (900) pass first.
+fuzz-guest: module tools
+	$(PROJECT)/scripts/install-deps.sh vm
+	SRPT_CASE_LOGIN_FUZZ_RDMA=$(or $(FUZZ_GUEST_RDMA),10000) \
+	SRPT_CASE_LOGIN_FUZZ_IB=$(or $(FUZZ_GUEST_IB),2000) \
+	SRPT_CASE_LOGIN_FUZZ_SEED=$(or $(FUZZ_GUEST_SEED),2) \
+	SRPT_CASE_LOGIN_FUZZ_PARALLEL=$(or $(FUZZ_GUEST_PARALLEL),4) \
+	SRPT_CASE_LOGIN_FUZZ_SECONDS=$(or $(FUZZ_GUEST_SECONDS),900) \
+		$(PROJECT)/tests/vm/run.sh --out $(PROJECT)/build/vm/runs/fuzz-guest \
+		--case-timeout $$(( $(or $(FUZZ_GUEST_SECONDS),900) + 300 )) \
+		--timeout $$(( 2 * $(or $(FUZZ_GUEST_SECONDS),900) + 1200 )) 28 29
 
 vm-check: module tools
 	$(PROJECT)/scripts/install-deps.sh vm
