@@ -15,10 +15,11 @@ case " $("$LOGIN_FUZZ" --backends) " in
 esac
 [ -f "$ibcm_ko" ] || skip "$ibcm_ko not built"
 
+trap '[ ! -d /sys/module/srpt_test_ibcm ] || rmmod srpt_test_ibcm' EXIT
 srpt_load
-if [ ! -d /sys/module/srpt_test_ibcm ]; then
-	run insmod "$ibcm_ko"
-fi
+run modprobe ib_cm
+mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
+[ -d /sys/module/srpt_test_ibcm ] || run insmod "$ibcm_ko"
 login_fuzz_campaign ib "${SRPT_CASE_LOGIN_FUZZ_IB:-100}"
 run rmmod srpt_test_ibcm
 srp_cleanup
