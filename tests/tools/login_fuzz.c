@@ -219,9 +219,11 @@ static void flip_bits(struct rng *r, uint8_t *req, size_t len)
 
 static void edit_field(const struct campaign *c, struct rng *r, uint8_t *req)
 {
-	static const uint32_t iu_lens[] = {
-		0, 1, 63, 64, 65, 256, 4096, 8260, 8275, 8276, 8277, 65536,
-		0x7fffffff, 0x80000000, 0xffffffff,
+	/* The table's boundaries: 64 and srp_max_req_size, each +-1. */
+	const uint32_t iu_lens[] = {
+		0, 1, 63, 64, 65, 256, 4096, 8260, c->max_req_size - 1,
+		c->max_req_size, c->max_req_size + 1, 65536, 0x7fffffff,
+		0x80000000, 0xffffffff,
 	};
 	static const uint16_t fmts[] = { 0, 1, 2, 4, 6, 8, 0xfff9, 0xffff };
 	static const uint8_t flags[] = { 0, 1, 2, 3, 0x80, 0x81, 0x83, 0xff };
@@ -233,7 +235,7 @@ static void edit_field(const struct campaign *c, struct rng *r, uint8_t *req)
 		req[l->opcode] = below(r, 4) ? (uint8_t)below(r, 256) : 0xc0 + below(r, 3);
 		break;
 	case 1:
-		put_be(req + l->it_iu_len, below(r, 2) ?
+		put_be(req + l->it_iu_len, below(r, 4) ?
 		       iu_lens[below(r, sizeof(iu_lens) / sizeof(iu_lens[0]))] :
 		       (uint32_t)next(r), 4);
 		break;
