@@ -5,6 +5,8 @@
 #   make check     host unit tests, module build and checks, guest tests
 #   make check-long  the data-path I/O guest cases with eight times the data
 #   make demo      boot a guest with the module and show what it serves
+#   make fuzz      host libFuzzer targets, FUZZ_SECONDS (default 300) each
+#   make fuzz-guest  the guest login fuzz campaign (cases 28 and 29, long)
 #
 # The kernel build directory comes from the installed Debian headers
 # (linux-headers-*-amd64), never from `uname -r`: the build machine does not
@@ -16,7 +18,7 @@ CXX := g++-12
 export KDIR
 kdir = $$($(PROJECT)/scripts/kdir.sh)
 
-.PHONY: all module module-check unit tools vm-check vm-selftest check check-long demo deps clean
+.PHONY: all module module-check unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-long demo deps clean
 
 all: module
 
@@ -35,6 +37,18 @@ unit:
 	$(PROJECT)/scripts/install-deps.sh unit
 	$(MAKE) -j$$(nproc) --no-print-directory -C $(PROJECT)/tests/unit run
 
+# Host libFuzzer targets (tests/fuzz): replay the corpus and fuzz each target
+# for FUZZ_SECONDS; fuzz-check is the short run `make check` does (20 s each).
+fuzz-check:
+	$(PROJECT)/scripts/install-deps.sh fuzz
+	$(MAKE) -j$$(nproc) --no-print-directory -C $(PROJECT)/tests/fuzz build
+	$(MAKE) --no-print-directory -C $(PROJECT)/tests/fuzz check FUZZ_SECONDS=$(or $(FUZZ_SECONDS),20)
+
+fuzz:
+	$(PROJECT)/scripts/install-deps.sh fuzz
+	$(MAKE) -j$$(nproc) --no-print-directory -C $(PROJECT)/tests/fuzz build
+	$(MAKE) --no-print-directory -C $(PROJECT)/tests/fuzz check FUZZ_SECONDS=$(or $(FUZZ_SECONDS),300)
+
 # Test tools the guest cases run (userspace, built on the host).
 tools:
 	$(PROJECT)/scripts/install-deps.sh vm
@@ -45,6 +59,25 @@ tools:
 		$(PROJECT)/tests/tools/srp_initiator.c $(PROJECT)/tests/tools/rdma_cm.c \
 		$(if $(wildcard $(PROJECT)/tests/tools/ib_cm.c),$(PROJECT)/tests/tools/ib_cm.c,-DTI_NO_IB_CM) \
 		-lrdmacm -libverbs
+	gcc -O2 -Wall -Wextra -Werror -pthread -o $(PROJECT)/build/tools/login_fuzz \
+		$(PROJECT)/tests/tools/login_fuzz.c $(PROJECT)/tests/tools/rdma_cm.c \
+		$(if $(wildcard $(PROJECT)/tests/tools/ib_cm.c),$(PROJECT)/tests/tools/ib_cm.c,-DTI_NO_IB_CM) \
+		-lrdmacm -libverbs
+
+# The guest login fuzz campaign: cases 28 (RDMA/CM) and 29 (IB/CM) in one
+# guest with FUZZ_GUEST_RDMA / FUZZ_GUEST_IB logins (default 10000 / 2000),
+# FUZZ_GUEST_PARALLEL at a time (4), seed FUZZ_GUEST_SEED (2; make check's
+# slice uses 1), each campaign failing if FUZZ_GUEST_SECONDS (900) pass first.
+fuzz-guest: module tools
+	$(PROJECT)/scripts/install-deps.sh vm
+	SRPT_CASE_LOGIN_FUZZ_RDMA=$(or $(FUZZ_GUEST_RDMA),10000) \
+	SRPT_CASE_LOGIN_FUZZ_IB=$(or $(FUZZ_GUEST_IB),2000) \
+	SRPT_CASE_LOGIN_FUZZ_SEED=$(or $(FUZZ_GUEST_SEED),2) \
+	SRPT_CASE_LOGIN_FUZZ_PARALLEL=$(or $(FUZZ_GUEST_PARALLEL),4) \
+	SRPT_CASE_LOGIN_FUZZ_SECONDS=$(or $(FUZZ_GUEST_SECONDS),900) \
+		$(PROJECT)/tests/vm/run.sh --out $(PROJECT)/build/vm/runs/fuzz-guest \
+		--case-timeout $$(( $(or $(FUZZ_GUEST_SECONDS),900) + 300 )) \
+		--timeout $$(( 2 * $(or $(FUZZ_GUEST_SECONDS),900) + 1200 )) 28 29
 
 vm-check: module tools
 	$(PROJECT)/scripts/install-deps.sh vm

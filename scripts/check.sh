@@ -37,9 +37,10 @@ run_suite() {
 	summary+=("$(printf '%-14s %4d passed, %d failed, %d skipped' "$name" "$p" "$f" "$s")")
 }
 
-"$here/scripts/install-deps.sh" build unit vm || { echo "installing dependencies failed"; echo "0 passed, 1 failed"; exit 1; }
+"$here/scripts/install-deps.sh" build unit fuzz vm || { echo "installing dependencies failed"; echo "0 passed, 1 failed"; exit 1; }
 
 run_suite unit make -s -C "$here" unit
+run_suite fuzz make -s -C "$here" fuzz-check
 run_suite module make -s -C "$here" module-check
 run_suite guest make -s -C "$here" vm-check
 run_suite guest-selftest "$here/tests/vm/selftest.sh"

@@ -5,6 +5,7 @@
 #   build  kernel headers + compiler to build ib_srpt.ko (and the VM self-test module)
 #   unit   GoogleTest and g++ for the host unit tests
 #   vm     QEMU, busybox-static and the guest-side tools for the VM tests
+#   fuzz   clang and libFuzzer for the host fuzz targets (tests/fuzz)
 #   all    every group above
 #
 # Why a script and not a README line: the machines this project runs on (a
@@ -29,6 +30,12 @@ pkgs_build() {
 pkgs_unit() {
 	# clang: the thread-safety analysis of the lock annotations (tests/unit tsa)
 	echo libgtest-dev g++-12 g++ clang make
+}
+pkgs_fuzz() {
+	# clang-14: the compiler; libclang-rt-14-dev: libFuzzer and the ASan/UBSan
+	# runtimes clang links (-fsanitize=fuzzer,address,undefined);
+	# libgtest-dev: the unit tests' fixtures the targets run on.
+	echo clang-14 libclang-rt-14-dev libgtest-dev make
 }
 pkgs_vm() {
 	# qemu-system-x86: the emulator (TCG; no KVM here)
@@ -71,15 +78,16 @@ install_pkgs() {
 	fi
 }
 
-[ $# -gt 0 ] || { echo "usage: $0 build|unit|vm|all..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 build|unit|vm|fuzz|all..." >&2; exit 2; }
 all=""
 for g in "$@"; do
 	case "$g" in
 	build) all="$all $(pkgs_build)" ;;
 	unit) all="$all $(pkgs_unit)" ;;
 	vm) all="$all $(pkgs_vm)" ;;
-	all) all="$all $(pkgs_build) $(pkgs_unit) $(pkgs_vm)" ;;
-	*) echo "install-deps: unknown group '$g' (build|unit|vm|all)" >&2; exit 2 ;;
+	fuzz) all="$all $(pkgs_fuzz)" ;;
+	all) all="$all $(pkgs_build) $(pkgs_unit) $(pkgs_vm) $(pkgs_fuzz)" ;;
+	*) echo "install-deps: unknown group '$g' (build|unit|vm|fuzz|all)" >&2; exit 2 ;;
 	esac
 done
 # shellcheck disable=SC2086

@@ -24,7 +24,8 @@
 #   SRPT_VM_STRICT=1 (apply our module's contract checks even to the in-tree
 #   driver, which logs less; those checks then fail, as they should),
 #   SRPT_VM_SLUB_DEBUG=flags (guest slub_debug=, default see scripts/vm/boot.sh,
-#   off for the self-test; empty = off)
+#   off for the self-test; empty = off), SRPT_CASE_*=... (exported to the
+#   cases: parameters some cases read, e.g. 28/29's login counts)
 #
 # How cases and the module meet: the runner never loads the module itself.
 # Before each case it restores the clean state (module unloaded after its
@@ -148,6 +149,9 @@ fi
 	printf 'export SRPT_VM_CASES=%q SRPT_VM_CASE_TIMEOUT=%q\n' "${cases[*]}" "$case_timeout"
 	printf 'export SRPT_VM_STRICT=%q\n' "${SRPT_VM_STRICT:-0}"
 	printf 'export SRPT_IO_LONG=%q\n' "${SRPT_IO_LONG:-0}"
+	# Case parameters (SRPT_CASE_*) pass through, for a make target that
+	# runs a case with other settings (make fuzz-guest).
+	for v in $(compgen -e | grep '^SRPT_CASE_'); do printf 'export %s=%q\n' "$v" "${!v}"; done
 	[ -z "$selftest" ] || printf 'export SRPT_VM_SELFTEST_KO=%q\n' "$st_ko"
 	echo 'exec bash "$SRPT_ROOT/tests/vm/guest.sh"'
 } >"$out/job.sh"
