@@ -63,6 +63,13 @@ tools:
 		$(PROJECT)/tests/tools/login_fuzz.c $(PROJECT)/tests/tools/rdma_cm.c \
 		$(if $(wildcard $(PROJECT)/tests/tools/ib_cm.c),$(PROJECT)/tests/tools/ib_cm.c,-DTI_NO_IB_CM) \
 		-lrdmacm -libverbs
+	@# srpt_test_ibcm.ko, the IB/CM initiator (tests/tools/ibcm): Kbuild writes
+	@# next to its sources, so it builds from a copy under build/tools/ibcm.
+	@kdir=$(kdir); test -n "$$kdir" || { echo "no Debian kernel headers found (set KDIR=)"; exit 1; }; \
+	mkdir -p $(PROJECT)/build/tools/ibcm && \
+	cp $(PROJECT)/tests/tools/ibcm/Kbuild $(PROJECT)/tests/tools/ibcm/*.[ch] $(PROJECT)/build/tools/ibcm/ && \
+	$(MAKE) -C "$$kdir" M=$(PROJECT)/build/tools/ibcm modules && \
+	cp $(PROJECT)/build/tools/ibcm/srpt_test_ibcm.ko $(PROJECT)/build/tools/
 
 # The guest login fuzz campaign: cases 28 (RDMA/CM) and 29 (IB/CM) in one
 # guest with FUZZ_GUEST_RDMA / FUZZ_GUEST_IB logins (default 10000 / 2000),
