@@ -98,7 +98,7 @@ static int srpt_k_rdma_login(struct rdma_cm_id *id,
 	if (!kdev) {
 		/* Not (or no longer) serving this device. */
 		rdma_reject(id, NULL, 0, IB_CM_REJ_CONSUMER_DEFINED);
-		return -ENODEV;
+		return srpt_k_login_done(-ENODEV, NULL);
 	}
 
 	snprintf(src_addr, sizeof(src_addr), "%pISc",
@@ -246,7 +246,7 @@ static int srpt_k_ib_login(struct ib_cm_id *cm_id,
 	if (!kdev) {
 		ib_send_cm_rej(cm_id, IB_CM_REJ_CONSUMER_DEFINED, NULL, 0,
 			       NULL, 0);
-		return -ENODEV;
+		return srpt_k_login_done(-ENODEV, NULL);
 	}
 
 	ev.kind = SRPT_CM_IB;

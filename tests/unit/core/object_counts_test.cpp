@@ -9,10 +9,8 @@
 
 #include <srpt/abi/fabric.h>
 
-#include "fake/cm.h"
-#include "fake/fault.h"
-#include "fake/seq.h"
-#include "harness/login_test.h"
+#include "../fake/seq.h"
+#include "../harness/login_test.h"
 
 namespace {
 
