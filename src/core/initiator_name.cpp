@@ -89,10 +89,10 @@ bool is_hex32(StringView s) {
 }  // namespace
 
 SessionNames session_names(srpt_cm_kind kind, const u8 (&i_port_id)[16],
-                           StringView src_addr) {
+                           const u8 (&initiator_gid)[16], StringView src_addr) {
   SessionNames n;
   if (kind == SRPT_CM_IB) {
-    PortName guid = format_guid_name(load_be64(i_port_id + 8));
+    PortName guid = format_guid_name(load_be64(initiator_gid + 8));
     (void)n.short_name.assign(guid.view());
   } else {
     (void)n.short_name.assign(src_addr);

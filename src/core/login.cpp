@@ -76,7 +76,7 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   }
   const LoginRequest& req = parsed.value();
   const SessionNames names = session_names(
-      ev.kind, req.initiator_port_id,
+      ev.kind, req.initiator_port_id, ev.initiator_gid,
       StringView::from_cstr(ev.src_addr ? ev.src_addr : ""));
 
   MutexGuard login(login_lock_);

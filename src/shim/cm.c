@@ -258,6 +258,9 @@ static int srpt_k_ib_login(struct ib_cm_id *cm_id,
 	ev.priv = private_data;
 	ev.priv_len = IB_CM_REQ_PRIVATE_DATA_SIZE;
 	ev.src_addr = "";
+	/* The passive side's path: dgid is the initiator's port GID. */
+	memcpy(ev.initiator_gid, param->primary_path->dgid.raw,
+	       sizeof(ev.initiator_gid));
 
 	/* Non-zero: IB/CM destroys the new cm_id when we return it. */
 	ret = srpt_core_login(&ev);

@@ -41,6 +41,11 @@ struct srpt_login_event {
 	size_t priv_len;	/* as received; may be short or garbage */
 	/* RDMA/CM: the initiator's address as text ("192.0.2.2", "fe80::1"), else "". */
 	const char *src_addr;
+	/*
+	 * IB/CM: the initiator's port GID, from the REQ's primary path (what
+	 * the fabric says, not what the login bytes claim); RDMA/CM: zeros.
+	 */
+	uint8_t initiator_gid[16];
 };
 
 /* The login handler. Process context (CM callbacks run in work queues). */

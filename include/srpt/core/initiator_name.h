@@ -3,8 +3,10 @@
 // login is looked up under.
 //
 // As in-tree, a login is tried, in order, under:
-//   1. the short name: for IB/CM the initiator port GUID (the low 8 bytes of
-//      the initiator port id) as xxxx:xxxx:xxxx:xxxx; for RDMA/CM the
+//   1. the short name: for IB/CM the initiator port GUID, i.e. the interface
+//      id (low 8 bytes) of the initiator's port GID from the REQ's path, as
+//      xxxx:xxxx:xxxx:xxxx (never taken from the initiator port id in the
+//      login bytes, which the initiator chooses freely); for RDMA/CM the
 //      initiator's IP address as text. Tried in TPGs of GUID-named ports.
 //   2. "0x" + the 32 hex digits of the 16-byte initiator port id, then
 //   3. the same without "0x". Both tried in TPGs of GID-named ports (which is
@@ -27,7 +29,7 @@ struct SessionNames {
 };
 
 SessionNames session_names(srpt_cm_kind kind, const u8 (&i_port_id)[16],
-                           StringView src_addr);
+                           const u8 (&initiator_gid)[16], StringView src_addr);
 
 // ACL names accepted by mkdir acls/<name>: the GUID form, 32 hex digits with
 // or without 0x, an IPv4 address or an IPv6 address.

@@ -224,6 +224,7 @@ TEST_F(LoginRejectTest, NoAclIs00010006) {
 TEST_F(LoginRejectTest, AnotherInitiatorWithoutAclIs00010006) {
   ExpectRejectedOnBothCms(kRejChannelLimitReached, [](LoginReq& r) {
     r.i_port_id = MakeId(0, 0x0002c903000e0001ull);
+    r.initiator_gid = MakeId(0xfe80000000000000ull, 0x0002c903000e0001ull);
     r.src_addr = "192.0.2.99";
   });
 }

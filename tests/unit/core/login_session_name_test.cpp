@@ -45,12 +45,25 @@ TEST_F(SessionNameTest, IbCmTriesThePortGuidFormInGuidNamedTpgs) {
   EXPECT_EQ((std::vector<Attempt>{{KTpg(tpg_), kInitiatorGuidName}}), Attempts());
 }
 
-TEST_F(SessionNameTest, IbCmGuidNameIsTheLowHalfOfThePortId) {
+TEST_F(SessionNameTest, IbCmGuidNameIsTheInterfaceIdOfTheInitiatorsGid) {
+  // As in-tree: the GID from the REQ's path, whatever the port id says.
   LoginReq r = GoodReq(SRPT_CM_IB);
-  r.i_port_id = MakeId(0xfe80000000000000ull, 0x0002C9030001ABCDull);
+  r.initiator_gid = MakeId(0xfe80000000000000ull, 0x0002C9030001ABCDull);
+  r.i_port_id = MakeId(0, 0x1111222233334444ull);
   fake::allow_initiator(KTpg(tpg_), "0002:c903:0001:abcd");
   ExpectAccepted(Login(r));
   EXPECT_EQ("0002:c903:0001:abcd", SessionName());
+}
+
+TEST_F(SessionNameTest, IbCmPortIdCannotClaimAnotherInitiatorsGuidAcl) {
+  // The login bytes name someone else's port GUID; the fabric says who
+  // sent them. Only the sender's GUID is tried.
+  fake::disallow_initiator(KTpg(tpg_), kInitiatorGuidName);
+  fake::allow_initiator(KTpg(tpg_), "0002:c903:0001:abcd");
+  LoginReq r = GoodReq(SRPT_CM_IB);
+  r.i_port_id = MakeId(0, 0x0002C9030001ABCDull);
+  ExpectRejected(Login(r), srpt::srp::kRejChannelLimitReached);
+  EXPECT_EQ((std::vector<Attempt>{{KTpg(tpg_), kInitiatorGuidName}}), Attempts());
 }
 
 TEST_F(SessionNameTest, RdmaCmTriesTheSourceAddressInGuidNamedTpgs) {

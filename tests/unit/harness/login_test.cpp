@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "login_test.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace {
@@ -198,12 +199,12 @@ LoginReq LoginTest::GoodReq(srpt_cm_kind kind) const {
 LoginTest::Outcome LoginTest::Login(const LoginReq& r) {
   const Bytes priv = EncodeLoginReq(r);
   return LoginRaw(r.kind, priv, r.port_num, r.kdev,
-                  r.kind == SRPT_CM_RDMA ? r.src_addr.c_str() : "");
+                  r.kind == SRPT_CM_RDMA ? r.src_addr.c_str() : "", &r.initiator_gid);
 }
 
 LoginTest::Outcome LoginTest::LoginRaw(srpt_cm_kind kind, const Bytes& priv,
                                        uint32_t port_num, srpt_k_device* kdev,
-                                       const char* src) {
+                                       const char* src, const Id16* gid) {
   fake::CmId* id = fake::new_cm_id(kind);
   logins_.push_back(id);
   srpt_login_event ev{};
@@ -213,6 +214,11 @@ LoginTest::Outcome LoginTest::LoginRaw(srpt_cm_kind kind, const Bytes& priv,
   ev.priv = priv.data();
   ev.priv_len = priv.size();
   ev.src_addr = src;
+  if (kind == SRPT_CM_IB) {
+    const Id16 standard = MakeId(0xfe80000000000000ull, kInitiatorGuid);
+    const Id16& g = gid ? *gid : standard;
+    std::copy(g.begin(), g.end(), ev.initiator_gid);
+  }
   const int ret = fake::cm_login(id, ev);
   return Outcome{ret, id};
 }

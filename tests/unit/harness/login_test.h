@@ -57,6 +57,8 @@ struct LoginReq {
   uint32_t port_num = 1;
   std::string src_addr = kInitiatorAddr;
   srpt_k_device* kdev = nullptr;
+  // IB/CM: the initiator's port GID from the REQ's path (the shim passes it).
+  Id16 initiator_gid = MakeId(0xfe80000000000000ull, kInitiatorGuid);
 };
 
 // The private data as the CM would deliver it.
@@ -127,8 +129,11 @@ class LoginTest : public TargetTest {
   LoginReq GoodReq(srpt_cm_kind kind = SRPT_CM_IB) const;
   Outcome Login(const LoginReq& r);
   // Private data as given.
+  // Private data as given; an IB/CM login comes from `gid` (null: the
+  // standard initiator's port GID, fe80::<kInitiatorGuid>).
   Outcome LoginRaw(srpt_cm_kind kind, const Bytes& priv, uint32_t port_num = 1,
-                   srpt_k_device* kdev = nullptr, const char* src = kInitiatorAddr);
+                   srpt_k_device* kdev = nullptr, const char* src = kInitiatorAddr,
+                   const Id16* gid = nullptr);
 
   // Refused with an SRP_LOGIN_REJ of `reason` echoing `tag`; the CM core
   // destroyed the cm_id and nothing of the channel is left.
