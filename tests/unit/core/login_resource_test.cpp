@@ -96,16 +96,17 @@ TEST_F(LoginResourceTest, EveryAllocationOfASmallChannelFailsInTurn) {
   for (srpt_cm_kind kind : {SRPT_CM_IB, SRPT_CM_RDMA}) {
     SCOPED_TRACE(kind == SRPT_CM_IB ? "IB/CM" : "RDMA/CM");
     const size_t points = WalkAllocations(kind);
-    // Spinlock, channel, IU table, command table, 4 commands, 2 rings, QP,
-    // 4 command contexts, work, completion, session.
-    EXPECT_EQ(4u + 4 + 2 + 1 + 4 + 3, points);
+    // Spinlock, channel, IU table, command table, 4 commands, 3 rings
+    // (receive, send, descriptor tables), QP, 4 command contexts, work,
+    // completion, session.
+    EXPECT_EQ(4u + 4 + 3 + 1 + 4 + 3, points);
     RunWorks();
   }
 }
 
 TEST_F(LoginResourceTest, EveryAllocationOfAFullChannelFailsInTurn) {
   const size_t points = WalkAllocations(SRPT_CM_IB);
-  EXPECT_EQ(4u + 64 + 2 + 1 + 64 + 3, points);
+  EXPECT_EQ(4u + 64 + 3 + 1 + 64 + 3, points);
 }
 
 TEST_F(LoginResourceTest, EachKernelResourceFailingIs00010001) {
@@ -114,6 +115,7 @@ TEST_F(LoginResourceTest, EachKernelResourceFailingIs00010001) {
   ExpectStepRefused(Call::SpinlockCreate, enomem, 0, kRejInsufficientResources);
   ExpectStepRefused(Call::RingCreate, enomem, 0, kRejInsufficientResources);
   ExpectStepRefused(Call::RingCreate, enomem, 1, kRejInsufficientResources);
+  ExpectStepRefused(Call::RingCreate, enomem, 2, kRejInsufficientResources);
   ExpectStepRefused(Call::QpCreate, enomem, 0, kRejInsufficientResources);
   ExpectStepRefused(Call::QpCreate, -SRPT_EINVAL, 0, kRejInsufficientResources,
                     SRPT_CM_RDMA);
