@@ -17,13 +17,26 @@ ti_target_port_id() { echo "$(srp_node_guid)$(srp_node_guid)"; }
 # ti_initiator_port_id [EXT]: an initiator port id, 32 hex (default ext 1).
 ti_initiator_port_id() { srp_initiator_id "${1:-1}"; }
 
+# ti_args CM: TI_ARGS = the arguments that aim srp_initiator at our target.
+ti_args() {
+	[ -x "$TI" ] || fail "$TI missing (make tools)"
+	TI_ARGS=(--cm "$1" --addr "$VETH0_IP" --port "$SRP_PORT"
+		--service-id "$(srp_service_id)" --dev "$RXE")
+}
 # ti CM ARGS...: one srp_initiator run; CM is rdma or ib.
 ti() {
-	local cm=$1
+	ti_args "$1"
 	shift
-	[ -x "$TI" ] || fail "$TI missing (make tools)"
-	"$TI" --cm "$cm" --addr "$VETH0_IP" --port "$SRP_PORT" \
-		--service-id "$(srp_service_id)" --dev "$RXE" "$@"
+	"$TI" "${TI_ARGS[@]}" "$@"
+}
+# ti_bg OUT CM ARGS...: the same in the background, output to OUT; sets
+# TI_PID to srp_initiator's own PID.
+ti_bg() {
+	local out=$1
+	ti_args "$2"
+	shift 2
+	"$TI" "${TI_ARGS[@]}" "$@" >"$out" 2>&1 &
+	TI_PID=$!
 }
 
 # ti_login CM [ARGS...]: a well-formed login of initiator port id
@@ -129,8 +142,8 @@ ti_after_rep() {
 
 	# No RTU for 2 s; the channel waits in "connecting", then the id's
 	# destruction rejects the REP.
-	ti "$cm" --login "$iid" "$tid" --after no-rtu --hold-ms 2000 >"$TMPDIR/no-rtu.out" &
-	pid=$!
+	ti_bg "$TMPDIR/no-rtu.out" "$cm" --login "$iid" "$tid" --after no-rtu --hold-ms 2000
+	pid=$TI_PID
 	sleep 1
 	srp_channels | grep -q connecting || { srp_channels; fail "$cm no-rtu: no connecting channel"; }
 	wait "$pid" || fail "$cm no-rtu: $(cat "$TMPDIR/no-rtu.out")"
@@ -139,8 +152,8 @@ ti_after_rep() {
 	# Vanish after RTU: the initiator never answers the target's DREQ.
 	# Disabling the TPG must not wait for it, and the channel is released
 	# after the CM's DREQ timeout.
-	ti "$cm" --login "$iid" "$tid" --after vanish --hold-ms 120000 >"$TMPDIR/vanish.out" &
-	pid=$!
+	ti_bg "$TMPDIR/vanish.out" "$cm" --login "$iid" "$tid" --after vanish --hold-ms 120000
+	pid=$TI_PID
 	for s in $(seq 100); do srp_channels | grep -q " live " && break; sleep 0.1; done
 	srp_channels | grep -q " live " || fail "$cm vanish: no live channel"
 	s=$(date +%s%N)
@@ -155,8 +168,8 @@ ti_after_rep() {
 
 	# Two SINGLE logins of one I_T nexus at once: one channel survives.
 	req=$(ti "$cm" --login "$iid" "$tid" --dump)
-	ti "$cm" --req "$req" --concurrent 2 --hold-ms 3000 >"$TMPDIR/single.out" &
-	pid=$!
+	ti_bg "$TMPDIR/single.out" "$cm" --req "$req" --concurrent 2 --hold-ms 3000
+	pid=$TI_PID
 	sleep 2
 	srp_wait_channels 1
 	wait "$pid"
@@ -173,11 +186,94 @@ ti_channel_limit() {
 	local cm=$1 iid tid pid
 	iid=$(ti_initiator_port_id)
 	tid=$(ti_target_port_id)
-	ti "$cm" --login "$iid" "$tid" --flags 1 --hold-ms 4000 >"$TMPDIR/first.out" &
-	pid=$!
+	ti_bg "$TMPDIR/first.out" "$cm" --login "$iid" "$tid" --flags 1 --hold-ms 4000
+	pid=$TI_PID
 	sleep 2
 	srp_wait_channels 1
 	ti_expect "$cm channel limit" rejected 0x00010006 "$cm" --login "$iid" "$tid" --flags 1
 	wait "$pid" || fail "$cm first MULTI login: $(cat "$TMPDIR/first.out")"
+	srp_wait_channels 0
+}
+
+# ti_stream CM OUT [ARGS...]: logins one after another in the background
+# (up to 100000, until killed), each given 10 s for an answer;
+# sets TI_PID.
+ti_stream() {
+	local cm=$1 out=$2
+	shift 2
+	ti_bg "$out" "$cm" --login "$(ti_initiator_port_id)" "$(ti_target_port_id)" \
+		--count 100000 --timeout-ms 10000 "$@"
+}
+# ti_stream_stop OUT: ends the stream started by ti_stream; logs its counts.
+ti_stream_stop() {
+	kill "$TI_PID" 2>/dev/null
+	wait "$TI_PID" 2>/dev/null
+	log "stream: $(grep -c '^login=' "$1") logins: $(grep -o 'result=[a-z]*' "$1" | sort | uniq -c | tr '\n' ' ')"
+	# A REQ the target took must be answered: no login may time out.
+	! grep result=timeout "$1" || fail "a login got no answer within 10 s"
+}
+
+# ti_races CM: logins arriving while the TPG is disabled and enabled again,
+# while the module is torn down and unloaded, and while the rxe device is
+# removed. Every login gets an answer (or the CM's own failure once the
+# listener or device is gone), nothing waits forever, and the module serves
+# a valid login afterwards.
+ti_races() {
+	local cm=$1 t i s out=$TMPDIR/stream.out
+	t=$SRPT_CFS/$(port_guid_name)/tpgt_1
+
+	ti_stream "$cm" "$out"
+	for i in $(seq 8); do
+		run sh -c "echo 0 > $t/enable"
+		sleep 0.3
+		run sh -c "echo 1 > $t/enable"
+		sleep 0.3
+	done
+	ti_stream_stop "$out"
+	grep '^login=' "$out" | grep -v -e result=established -e 'reason=0x00010001' &&
+		fail "$cm TPG toggling: a login other than established or 0x00010001"
+	grep -q result=established "$out" || fail "$cm TPG toggling: no login got in"
+	srp_wait_channels 0
+
+	# Teardown and rmmod under a stream of logins: must finish in time.
+	ti_stream "$cm" "$out"
+	sleep 1
+	s=$(date +%s)
+	srpt_cfs_clear >/dev/null || fail "$cm: configfs teardown under logins failed"
+	run timeout 60 rmmod "$SRPT_MODNAME"
+	log "$cm: teardown and rmmod under logins took $(($(date +%s) - s)) s"
+	ti_stream_stop "$out"
+	srpt_load
+	ti_hostile_target "$cm"
+	ti_expect "$cm login after reload" established - "$cm" \
+		--login "$(ti_initiator_port_id)" "$(ti_target_port_id)"
+	srp_wait_channels 0
+
+	# The device goes away under a stream of logins with live channels.
+	ti_bg "$TMPDIR/held.out" "$cm" --login "$(ti_initiator_port_id 7)" "$(ti_target_port_id)" \
+		--flags 1 --hold-ms 60000 --concurrent 4
+	i=$TI_PID
+	ti_stream "$cm" "$out"
+	sleep 2
+	# rxe cannot disassociate userspace verbs contexts, so the removal
+	# completes only once the initiator processes (on the same device here)
+	# exit; the target must have let go of everything before that.
+	s=$(date +%s)
+	timeout 90 rdma link delete "$RXE" &
+	del=$!
+	srp_wait_channels 0
+	log "$cm: channels gone $(($(date +%s) - s)) s into the device removal"
+	ti_stream_stop "$out"
+	kill "$i" 2>/dev/null
+	wait "$i" 2>/dev/null
+	wait "$del" || fail "$cm: rdma link delete failed or hung"
+	log "$cm: rxe removal under logins took $(($(date +%s) - s)) s"
+	srpt_cfs_clear >/dev/null || fail "$cm: configfs teardown after removal failed"
+	run timeout 60 rmmod "$SRPT_MODNAME"
+	run rxe_add
+	srpt_load
+	ti_hostile_target "$cm"
+	ti_expect "$cm login after device return" established - "$cm" \
+		--login "$(ti_initiator_port_id)" "$(ti_target_port_id)"
 	srp_wait_channels 0
 }
