@@ -49,20 +49,18 @@ fuzz:
 	$(MAKE) -j$$(nproc) --no-print-directory -C $(PROJECT)/tests/fuzz build
 	$(MAKE) --no-print-directory -C $(PROJECT)/tests/fuzz check FUZZ_SECONDS=$(or $(FUZZ_SECONDS),300)
 
-# Test tools the guest cases run (userspace, built on the host).
+# Test tools the guest cases run (userspace, built on the host). The test
+# initiator's back ends (tests/tools/initiator.h) serve two programs.
+initiator_objs = $(addprefix $(PROJECT)/tests/tools/,initiator.c rdma_cm.c ib_cm.c)
 tools:
 	$(PROJECT)/scripts/install-deps.sh vm
 	mkdir -p $(PROJECT)/build/tools
 	gcc -O2 -Wall -Wextra -Werror -o $(PROJECT)/build/tools/srp_login \
 		$(PROJECT)/tests/tools/srp_login.c -lrdmacm -libverbs
 	gcc -O2 -Wall -Wextra -Werror -pthread -o $(PROJECT)/build/tools/srp_initiator \
-		$(PROJECT)/tests/tools/srp_initiator.c $(PROJECT)/tests/tools/rdma_cm.c \
-		$(if $(wildcard $(PROJECT)/tests/tools/ib_cm.c),$(PROJECT)/tests/tools/ib_cm.c,-DTI_NO_IB_CM) \
-		-lrdmacm -libverbs
+		$(PROJECT)/tests/tools/srp_initiator.c $(initiator_objs) -lrdmacm -libverbs
 	gcc -O2 -Wall -Wextra -Werror -pthread -o $(PROJECT)/build/tools/login_fuzz \
-		$(PROJECT)/tests/tools/login_fuzz.c $(PROJECT)/tests/tools/rdma_cm.c \
-		$(if $(wildcard $(PROJECT)/tests/tools/ib_cm.c),$(PROJECT)/tests/tools/ib_cm.c,-DTI_NO_IB_CM) \
-		-lrdmacm -libverbs
+		$(PROJECT)/tests/tools/login_fuzz.c $(initiator_objs) -lrdmacm -libverbs
 	@# srpt_test_ibcm.ko, the IB/CM initiator (tests/tools/ibcm): Kbuild writes
 	@# next to its sources, so it builds from a copy under build/tools/ibcm.
 	@kdir=$(kdir); test -n "$$kdir" || { echo "no Debian kernel headers found (set KDIR=)"; exit 1; }; \

@@ -8,7 +8,8 @@
  *   ib_cm.c    IB/CM through the test-only kernel module srpt_test_ibcm.ko
  *              (tests/tools/ibcm/), which builds a RoCE path record and sends
  *              the REQ from the kernel; userspace cannot send IB/CM REQs.
- * srp_initiator.c is the command line both share.
+ * initiator.c dispatches ti_login()/ti_finish() to them; srp_initiator.c
+ * (the command line) and login_fuzz.c (the guest fuzz campaign) use them.
  */
 #ifndef SRPT_TEST_INITIATOR_H
 #define SRPT_TEST_INITIATOR_H

@@ -67,39 +67,6 @@
 #define MAX_PRIV 92
 #define MAX_SHOWN 20
 
-#ifdef TI_NO_IB_CM
-/* Built without tests/tools/ib_cm.c: IB/CM logins report that. */
-struct ti_conn *ti_ib_login(const struct ti_login *in, struct ti_outcome *out)
-{
-	(void)in;
-	memset(out, 0, sizeof(*out));
-	out->result = TI_ERROR;
-	snprintf(out->what, sizeof(out->what), "IB/CM back end not built");
-	return NULL;
-}
-
-void ti_ib_finish(struct ti_conn *c)
-{
-	(void)c;
-}
-#endif
-
-struct ti_conn *ti_login(const struct ti_login *in, struct ti_outcome *out)
-{
-	if (in->cm == TI_CM_IB)
-		return ti_ib_login(in, out);
-	return ti_rdma_login(in, out);
-}
-
-void ti_finish(struct ti_conn *c)
-{
-	if (!c)
-		return;
-	if (*(enum ti_cm *)c == TI_CM_IB)
-		ti_ib_finish(c);
-	else
-		ti_rdma_finish(c);
-}
 
 /* ------------------------------------------------------------ wire forms */
 
@@ -620,11 +587,7 @@ int main(int argc, char **argv)
 		case 'v': run.verbose = 1; break;
 		case 'P': run.threads = strtoul(optarg, NULL, 0); break;
 		case 'B':
-#ifdef TI_NO_IB_CM
-			printf("rdma\n");
-#else
 			printf("rdma ib\n");
-#endif
 			return 0;
 		default: usage(argv[0]);
 		}
