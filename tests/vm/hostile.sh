@@ -66,19 +66,25 @@ ti_expect() {
 		fail "$label: wanted reason $reason, got: $TI_LINE"
 }
 
-# ti_acl_name CM: the ACL name that admits the test initiator over CM.
+# ti_port_name CM / ti_acl_name CM: the target port and the ACL that admit
+# the test initiator over CM. RDMA/CM: GUID-named port, ACL by address.
+# IB/CM: GID-named port, ACL by initiator port id (in a GUID-named port the
+# IB/CM session name is the GUID of the GID the REQ came from).
+ti_port_name() {
+	if [ "$1" = ib ]; then port_gid_name; else port_guid_name; fi
+}
 ti_acl_name() {
 	if [ "$1" = ib ]; then echo "0x$(ti_initiator_port_id)"; else echo "$VETH0_IP"; fi
 }
 # ti_acl_del CM / ti_acl_add CM: remove / restore that ACL with its LUN.
 ti_acl_del() {
-	local a=$SRPT_CFS/$(port_guid_name)/tpgt_1/acls/$(ti_acl_name "$1")
+	local a=$SRPT_CFS/$(ti_port_name "$1")/tpgt_1/acls/$(ti_acl_name "$1")
 	run rm "$a/lun_0/lun_0"
 	run rmdir "$a/lun_0"
 	run rmdir "$a"
 }
 ti_acl_add() {
-	local t=$SRPT_CFS/$(port_guid_name)/tpgt_1 a
+	local t=$SRPT_CFS/$(ti_port_name "$1")/tpgt_1 a
 	a=$t/acls/$(ti_acl_name "$1")
 	run mkdir "$a"
 	run mkdir "$a/lun_0"
@@ -88,7 +94,7 @@ ti_acl_add() {
 # ti_hostile_target CM: a target on rxe0's GUID port admitting the test
 # initiator (ACL by address for RDMA/CM, by port id for IB/CM).
 ti_hostile_target() {
-	srp_target "$(port_guid_name)" "$(ti_acl_name "$1")"
+	srp_target "$(ti_port_name "$1")" "$(ti_acl_name "$1")"
 }
 
 # ti_login_table CM: every row of the README's login table that an
@@ -97,7 +103,7 @@ ti_login_table() {
 	local cm=$1 tid iid t rsp
 	tid=$(ti_target_port_id)
 	iid=$(ti_initiator_port_id)
-	t=$SRPT_CFS/$(port_guid_name)/tpgt_1
+	t=$SRPT_CFS/$(ti_port_name "$cm")/tpgt_1
 
 	ti_expect "$cm valid" established - "$cm" --login "$iid" "$tid"
 	rsp=$(ti_field "$TI_LINE" priv)
@@ -134,7 +140,7 @@ ti_after_rep() {
 	local cm=$1 iid tid t pid req s
 	iid=$(ti_initiator_port_id)
 	tid=$(ti_target_port_id)
-	t=$SRPT_CFS/$(port_guid_name)/tpgt_1
+	t=$SRPT_CFS/$(ti_port_name "$cm")/tpgt_1
 
 	# Disconnect before RTU: the REP is answered with a REJ.
 	ti_expect "$cm reject-rep" established - "$cm" --login "$iid" "$tid" --after reject-rep
@@ -220,7 +226,7 @@ ti_stream_stop() {
 # a valid login afterwards.
 ti_races() {
 	local cm=$1 t i s out=$TMPDIR/stream.out
-	t=$SRPT_CFS/$(port_guid_name)/tpgt_1
+	t=$SRPT_CFS/$(ti_port_name "$cm")/tpgt_1
 
 	ti_stream "$cm" "$out"
 	for i in $(seq 8); do
