@@ -203,6 +203,9 @@ class Channel : public RefCounted<Channel> {
   u32 pending_delta_ SRPT_GUARDED_BY(lock_) = 0;
   // Credits the initiator holds, as we account them (for the channel file).
   u32 req_lim_ SRPT_GUARDED_BY(lock_) = 0;
+  // Commands the target core aborted since the last task management answer
+  // (for its log line).
+  u32 aborted_ SRPT_GUARDED_BY(lock_) = 0;
 };
 
 }  // namespace srpt
