@@ -630,11 +630,17 @@ void Channel::on_queue_tm_rsp(Command& c) {
   if (SRPT_CHECK_FAILED(c.is_tmf && c.state == Command::State::Submitted)) return;
   const srpt_tmf_result r = srpt_k_cmd_tmf_result(c.kcmd);
   const u8 code = tsk_mgmt_rsp_code(r);
+  u32 aborted;
+  {
+    SpinGuard g(lock_);
+    aborted = exchange(aborted_, 0u);
+  }
   srpt_log_ratelimited(SRPT_LOG_INFO,
-                       "channel %s: %s lun %llu: target core answered %d, response code 0x%02x\n",
+                       "channel %s: %s lun %llu: target core answered %d, response code 0x%02x; "
+                       "%u commands aborted\n",
                        sess_name_.c_str(), tsk_mgmt_func_name(c.tmf.srp_func),
                        static_cast<unsigned long long>(c.tmf.lun), static_cast<int>(r),
-                       code);
+                       code, aborted);
   answer_tsk_mgmt(c, code);
 }
 
@@ -642,10 +648,10 @@ void Channel::on_aborted(Command& c) {
   // The "aborted" path of command.h: release_cmd follows; nothing was sent
   // and nothing may be. Only a command the target core holds is aborted.
   SRPT_ASSERT(c.state == Command::State::Submitted);
-  srpt_log_ratelimited(SRPT_LOG_INFO, "channel %s: %s with tag 0x%llx aborted\n",
-                       sess_name_.c_str(),
-                       c.is_tmf ? "task management request" : "command",
-                       static_cast<unsigned long long>(tag_value(c.parsed.tag)));
+  // Counted, not logged one by one: a LUN reset aborts up to a queue's
+  // worth at once. The next task management answer logs the count.
+  SpinGuard g(lock_);
+  aborted_++;
 }
 
 // --- responses ---------------------------------------------------------------

@@ -231,6 +231,9 @@ class Channel : public RefCounted<Channel> {
   List<Command, &Command::sq_node> sq_waiting_ SRPT_GUARDED_BY(lock_);
   // External descriptor tables fetched (logged at release).
   u32 ext_tables_ SRPT_GUARDED_BY(lock_) = 0;
+  // Commands the target core aborted since the last task management answer
+  // (for its log line).
+  u32 aborted_ SRPT_GUARDED_BY(lock_) = 0;
 };
 
 }  // namespace srpt

@@ -316,6 +316,10 @@ TEST_F(TskMgmtTest, LunResetWithCommandsInEveryState) {
   fake::answer_tmf(LastTmf(), SRPT_TMF_RESULT_COMPLETE);
   ExpectTmfRsp(LastRsp(o), 0xaa, 0x00);
   EXPECT_EQ(4u, LastRsp(o).req_lim_delta) << "1 + three aborted commands";
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO,
+                           "LOGICAL UNIT RESET lun 1: target core answered 0, response code "
+                           "0x00; 3 commands aborted"))
+      << fake::log_dump();
   while (!Posted(o).empty()) fake::complete_send(Qp(o));
   for (srpt_k_cmd* k : {cmds[0], cmds[1], cmds[2], writer}) EXPECT_EQ(1, k->releases);
   EXPECT_EQ(1, cmds[0]->frees);
