@@ -97,6 +97,6 @@ TEST_F(ObjectCountsTest, EveryFailedAllocationOfALoginLeavesTheCountsAlone) {
     failed++;
     ExpectCounts(0, 0, 0);
   }
-  EXPECT_EQ(4u + 4 + 2 + 1 + 4 + 3, failed);
+  EXPECT_EQ(kSmallLoginAllocations, failed);
   ExpectCounts(1, 1, 0);
 }
