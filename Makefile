@@ -40,6 +40,10 @@ tools:
 	mkdir -p $(PROJECT)/build/tools
 	gcc -O2 -Wall -Wextra -Werror -o $(PROJECT)/build/tools/srp_login \
 		$(PROJECT)/tests/tools/srp_login.c -lrdmacm -libverbs
+	gcc -O2 -Wall -Wextra -Werror -pthread -o $(PROJECT)/build/tools/srp_initiator \
+		$(PROJECT)/tests/tools/srp_initiator.c $(PROJECT)/tests/tools/rdma_cm.c \
+		$(if $(wildcard $(PROJECT)/tests/tools/ib_cm.c),$(PROJECT)/tests/tools/ib_cm.c,-DTI_NO_IB_CM) \
+		-lrdmacm -libverbs
 
 vm-check: module tools
 	$(PROJECT)/scripts/install-deps.sh vm

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RDMA/CM back end of the test initiator (initiator.h), in userspace.
+ *
+ * The id never gets a QP through rdma_create_qp(): librdmacm then hands the
+ * REP to us as RDMA_CM_EVENT_CONNECT_RESPONSE instead of answering it with an
+ * RTU by itself, which is what lets the tool withhold the RTU or reject the
+ * REP. The REQ still names a real RC QP of ours (conn_param.qp_num), moved
+ * to RTR/RTS before the RTU as a real initiator would.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <rdma/rdma_cma.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "initiator.h"
+
+struct ti_conn {
+	enum ti_cm cm;
+	struct ti_login in;
+	int established;	/* REP received */
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+/* The next event within `ms`, or NULL with errno ETIMEDOUT / the error. */
+static struct rdma_cm_event *next_event(struct rdma_event_channel *ec, int ms)
+{
+	struct pollfd p = { .fd = ec->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int n;
+
+	do
+		n = poll(&p, 1, ms);
+	while (n < 0 && errno == EINTR);
+	if (n == 0) {
+		errno = ETIMEDOUT;
+		return NULL;
+	}
+	if (n < 0 || rdma_get_cm_event(ec, &ev))
+		return NULL;
+	return ev;
+}
+
+static void fail(struct ti_outcome *out, enum ti_result r, const char *what)
+{
+	out->result = r;
+	snprintf(out->what, sizeof(out->what), "%s", what);
+}
+
+/* Waits for `want`; anything else is reported as `r` with `what`. */
+static int expect(struct ti_conn *c, enum rdma_cm_event_type want,
+		  struct ti_outcome *out, const char *what)
+{
+	struct rdma_cm_event *ev = next_event(c->ec, c->in.timeout_ms);
+
+	if (!ev) {
+		fail(out, errno == ETIMEDOUT ? TI_TIMEOUT : TI_ERROR, what);
+		return -1;
+	}
+	if (ev->event != want) {
+		snprintf(out->what, sizeof(out->what), "%s: %s (status %d)",
+			 what, rdma_event_str(ev->event), ev->status);
+		out->result = TI_UNREACHABLE;
+		rdma_ack_cm_event(ev);
+		return -1;
+	}
+	rdma_ack_cm_event(ev);
+	return 0;
+}
+
+static int modify_qp(struct ti_conn *c, enum ibv_qp_state state)
+{
+	struct ibv_qp_attr attr = { .qp_state = state };
+	int mask;
+
+	if (rdma_init_qp_attr(c->id, &attr, &mask))
+		return -1;
+	return ibv_modify_qp(c->qp, &attr, mask);
+}
+
+static int make_qp(struct ti_conn *c)
+{
+	struct ibv_qp_init_attr qpa = { .qp_type = IBV_QPT_RC };
+
+	c->pd = ibv_alloc_pd(c->id->verbs);
+	if (!c->pd)
+		return -1;
+	c->cq = ibv_create_cq(c->id->verbs, 8, NULL, NULL, 0);
+	if (!c->cq)
+		return -1;
+	qpa.send_cq = qpa.recv_cq = c->cq;
+	qpa.cap.max_send_wr = qpa.cap.max_recv_wr = 4;
+	qpa.cap.max_send_sge = qpa.cap.max_recv_sge = 1;
+	c->qp = ibv_create_qp(c->pd, &qpa);
+	if (!c->qp)
+		return -1;
+	return modify_qp(c, IBV_QPS_INIT);
+}
+
+struct ti_conn *ti_rdma_login(const struct ti_login *in, struct ti_outcome *out)
+{
+	struct rdma_conn_param param = { 0 };
+	struct addrinfo *ai = NULL, hints = { .ai_family = AF_UNSPEC };
+	struct rdma_cm_event *ev;
+	struct ti_conn *c;
+	char port[8];
+	uint64_t t0;
+
+	memset(out, 0, sizeof(*out));
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->cm = TI_CM_RDMA;
+	c->in = *in;
+	if (!c->in.timeout_ms)
+		c->in.timeout_ms = 5000;
+
+	snprintf(port, sizeof(port), "%u", in->rdma_port);
+	if (getaddrinfo(in->addr, port, &hints, &ai)) {
+		fail(out, TI_ERROR, "bad address");
+		return c;
+	}
+	c->ec = rdma_create_event_channel();
+	if (!c->ec || rdma_create_id(c->ec, &c->id, c, RDMA_PS_TCP)) {
+		fail(out, TI_ERROR, "rdma_create_id");
+		goto out;
+	}
+	if (rdma_resolve_addr(c->id, NULL, ai->ai_addr, c->in.timeout_ms)) {
+		fail(out, TI_UNREACHABLE, "rdma_resolve_addr");
+		goto out;
+	}
+	if (expect(c, RDMA_CM_EVENT_ADDR_RESOLVED, out, "resolving the address"))
+		goto out;
+	if (rdma_resolve_route(c->id, c->in.timeout_ms)) {
+		fail(out, TI_UNREACHABLE, "rdma_resolve_route");
+		goto out;
+	}
+	if (expect(c, RDMA_CM_EVENT_ROUTE_RESOLVED, out, "resolving the route"))
+		goto out;
+	if (make_qp(c)) {
+		fail(out, TI_ERROR, "creating the QP");
+		goto out;
+	}
+
+	param.private_data = in->req;
+	param.private_data_len = in->req_len;
+	param.responder_resources = 4;
+	param.initiator_depth = 4;
+	param.retry_count = 7;
+	param.rnr_retry_count = 7;
+	param.qp_num = c->qp->qp_num;
+	t0 = now_ns();
+	if (rdma_connect(c->id, &param)) {
+		snprintf(out->what, sizeof(out->what), "rdma_connect: %s",
+			 strerror(errno));
+		out->result = TI_ERROR;
+		goto out;
+	}
+	ev = next_event(c->ec, c->in.timeout_ms);
+	out->latency_ns = now_ns() - t0;
+	if (!ev) {
+		fail(out, errno == ETIMEDOUT ? TI_TIMEOUT : TI_ERROR,
+		     "waiting for REP or REJ");
+		goto out;
+	}
+	switch (ev->event) {
+	case RDMA_CM_EVENT_CONNECT_RESPONSE:
+	case RDMA_CM_EVENT_REJECTED:
+		out->result = ev->event == RDMA_CM_EVENT_REJECTED ?
+			      TI_REJECTED : TI_ESTABLISHED;
+		out->cm_status = ev->event == RDMA_CM_EVENT_REJECTED ? ev->status : 0;
+		out->priv_len = ev->param.conn.private_data ?
+				ev->param.conn.private_data_len : 0;
+		if (out->priv_len > sizeof(out->priv))
+			out->priv_len = sizeof(out->priv);
+		memcpy(out->priv, ev->param.conn.private_data, out->priv_len);
+		c->established = ev->event == RDMA_CM_EVENT_CONNECT_RESPONSE;
+		break;
+	case RDMA_CM_EVENT_UNREACHABLE:
+		fail(out, TI_UNREACHABLE, "unreachable");
+		out->cm_status = ev->status;
+		break;
+	default:
+		snprintf(out->what, sizeof(out->what), "connect: %s (status %d)",
+			 rdma_event_str(ev->event), ev->status);
+		out->result = TI_ERROR;
+		break;
+	}
+	rdma_ack_cm_event(ev);
+out:
+	freeaddrinfo(ai);
+	return c;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* RTU: our QP to RTR and RTS, then librdmacm's rdma_establish(). */
+static int send_rtu(struct ti_conn *c)
+{
+	if (modify_qp(c, IBV_QPS_RTR) || modify_qp(c, IBV_QPS_RTS))
+		return -1;
+	return rdma_establish(c->id);
+}
+
+/* Clean disconnect: DREQ, then wait for the DREP (DISCONNECTED). */
+static void disconnect(struct ti_conn *c)
+{
+	struct rdma_cm_event *ev;
+
+	if (rdma_disconnect(c->id))
+		return;
+	while ((ev = next_event(c->ec, c->in.timeout_ms))) {
+		enum rdma_cm_event_type t = ev->event;
+
+		rdma_ack_cm_event(ev);
+		if (t == RDMA_CM_EVENT_DISCONNECTED)
+			break;
+	}
+}
+
+void ti_rdma_finish(struct ti_conn *c)
+{
+	if (c->established) {
+		switch (c->in.after) {
+		case TI_AFTER_DISCONNECT:
+			if (!send_rtu(c)) {
+				sleep_ms(c->in.hold_ms);
+				disconnect(c);
+			}
+			break;
+		case TI_AFTER_NO_RTU:
+			/* The id's destruction answers the REP with a REJ,
+			 * unless the target timed out first. */
+			sleep_ms(c->in.hold_ms);
+			break;
+		case TI_AFTER_REJECT_REP:
+			rdma_reject(c->id, NULL, 0);
+			break;
+		case TI_AFTER_VANISH:
+			/* Never answer a DREQ: the DREP only goes out when
+			 * the id is destroyed below. */
+			if (!send_rtu(c))
+				sleep_ms(c->in.hold_ms);
+			break;
+		}
+	}
+	if (c->qp)
+		ibv_destroy_qp(c->qp);
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->pd)
+		ibv_dealloc_pd(c->pd);
+	if (c->id)
+		rdma_destroy_id(c->id);
+	if (c->ec)
+		rdma_destroy_event_channel(c->ec);
+	free(c);
+}

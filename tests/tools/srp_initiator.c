@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * srp_initiator: the hostile test initiator's command line. Sends login
+ * requests of any bytes over RDMA/CM or IB/CM (initiator.h), one after
+ * another or many at once, and prints what the target answered.
+ *
+ * usage: srp_initiator --cm rdma|ib --addr IP [--port N] [--service-id HEX]
+ *          [--dev NAME] (--req HEX | --login I_PORT_ID TARGET_PORT_ID
+ *          [--it-iu-len N] [--flags N] [--buf-fmt N] [--opcode N])
+ *          [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]
+ *          [--timeout-ms N] [--count N | --concurrent N]
+ *
+ * One line per login, by index:
+ *   login=I result=R cm_status=N latency_us=N reason=0xNNNNNNNN priv=HEX
+ * (reason: the SRP_LOGIN_REJ reason when priv is one, else 0), and with
+ * more than one login a summary line:
+ *   summary logins=N established=N rejected=N timeout=N error=N wall_us=N
+ *           p50_us=N p99_us=N max_us=N
+ * Exit: 0 all established, 1 some rejected and nothing worse, 2 otherwise.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "initiator.h"
+
+#define SRP_LOGIN_REJ 0xc2
+#define MAX_LOGINS 4096
+
+static const char *const result_name[] = {
+	[TI_ESTABLISHED] = "established", [TI_REJECTED] = "rejected",
+	[TI_UNREACHABLE] = "unreachable", [TI_TIMEOUT] = "timeout",
+	[TI_ERROR] = "error",
+};
+
+#ifdef TI_NO_IB_CM
+/* Built without tests/tools/ib_cm.c: IB/CM logins report that. */
+struct ti_conn *ti_ib_login(const struct ti_login *in, struct ti_outcome *out)
+{
+	(void)in;
+	memset(out, 0, sizeof(*out));
+	out->result = TI_ERROR;
+	snprintf(out->what, sizeof(out->what), "IB/CM back end not built");
+	return NULL;
+}
+
+void ti_ib_finish(struct ti_conn *c)
+{
+	(void)c;
+}
+#endif
+
+struct ti_conn *ti_login(const struct ti_login *in, struct ti_outcome *out)
+{
+	if (in->cm == TI_CM_IB)
+		return ti_ib_login(in, out);
+	return ti_rdma_login(in, out);
+}
+
+void ti_finish(struct ti_conn *c)
+{
+	if (!c)
+		return;
+	if (*(enum ti_cm *)c == TI_CM_IB)
+		ti_ib_finish(c);
+	else
+		ti_rdma_finish(c);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
+
+static void put_be(uint8_t *p, uint64_t v, int n)
+{
+	while (n--) {
+		p[n] = v & 0xff;
+		v >>= 8;
+	}
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static int parse_hex(const char *s, uint8_t *out, size_t max, size_t *len)
+{
+	size_t n = strlen(s), i;
+
+	if (n % 2 || n / 2 > max)
+		return -1;
+	for (i = 0; i < n / 2; i++)
+		if (sscanf(s + 2 * i, "%2hhx", &out[i]) != 1)
+			return -1;
+	*len = n / 2;
+	return 0;
+}
+
+/* The fields of a well-formed SRP_LOGIN_REQ the user may tune. */
+struct login_fields {
+	uint8_t initiator[16], target[16];
+	uint32_t it_iu_len;
+	uint8_t flags, opcode;
+	uint16_t buf_fmt;
+};
+
+/*
+ * SRP_LOGIN_REQ in the CM's form. IB/CM (64 bytes): opcode 0, tag 8,
+ * req_it_iu_len 16, req_buf_fmt 24, req_flags 26, imm_data_offset 28,
+ * initiator_port_id 32, target_port_id 48. RDMA/CM (56 bytes): tag 0,
+ * req_buf_fmt 8, req_flags 10, opcode 11, req_it_iu_len 12,
+ * initiator_port_id 16, target_port_id 32, imm_data_offset 48.
+ */
+static size_t build_login(enum ti_cm cm, const struct login_fields *f,
+			  uint64_t index, uint8_t *req)
+{
+	uint8_t initiator[16];
+
+	memcpy(initiator, f->initiator, 16);
+	/* Login i: initiator port id + i in its low 64 bits. */
+	{
+		uint64_t lo = 0;
+		int i;
+
+		for (i = 8; i < 16; i++)
+			lo = lo << 8 | initiator[i];
+		put_be(initiator + 8, lo + index, 8);
+	}
+	if (cm == TI_CM_IB) {
+		memset(req, 0, 64);
+		req[0] = f->opcode;
+		put_be(req + 8, 0x7465737400000000ull | index, 8);
+		put_be(req + 16, f->it_iu_len, 4);
+		put_be(req + 24, f->buf_fmt, 2);
+		req[26] = f->flags;
+		memcpy(req + 32, initiator, 16);
+		memcpy(req + 48, f->target, 16);
+		return 64;
+	}
+	memset(req, 0, 56);
+	put_be(req, 0x7465737400000000ull | index, 8);
+	put_be(req + 8, f->buf_fmt, 2);
+	req[10] = f->flags;
+	req[11] = f->opcode;
+	put_be(req + 12, f->it_iu_len, 4);
+	memcpy(req + 16, initiator, 16);
+	memcpy(req + 32, f->target, 16);
+	return 56;
+}
+
+struct job {
+	struct ti_login in;
+	uint8_t req[256];
+	struct ti_outcome out;
+	struct ti_conn *conn;
+};
+
+static struct job *jobs;
+static pthread_barrier_t logged_in;	/* all logins answered: print */
+static pthread_barrier_t printed;	/* lines printed: finish */
+
+static void print_job(int i)
+{
+	const struct ti_outcome *o = &jobs[i].out;
+	uint32_t reason = 0;
+	size_t k;
+
+	if (o->result == TI_REJECTED && o->priv_len >= 8 &&
+	    o->priv[0] == SRP_LOGIN_REJ)
+		reason = get_be32(o->priv + 4);
+	printf("login=%d result=%s cm_status=%d latency_us=%llu reason=0x%08x priv=",
+	       i, result_name[o->result], o->cm_status,
+	       (unsigned long long)(o->latency_ns / 1000), reason);
+	for (k = 0; k < o->priv_len; k++)
+		printf("%02x", o->priv[k]);
+	if (o->what[0])
+		printf(" what=\"%s\"", o->what);
+	printf("\n");
+}
+
+static void *concurrent_login(void *arg)
+{
+	struct job *j = arg;
+
+	j->conn = ti_login(&j->in, &j->out);
+	if (!j->conn)
+		j->out.result = TI_ERROR;
+	pthread_barrier_wait(&logged_in);
+	pthread_barrier_wait(&printed);
+	ti_finish(j->conn);
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void usage(const char *argv0)
+{
+	fprintf(stderr,
+		"usage: %s --cm rdma|ib --addr IP [--port N] [--service-id HEX] [--dev NAME]\n"
+		"       (--req HEX | --login I_PORT_ID TARGET_PORT_ID [--it-iu-len N]\n"
+		"        [--flags N] [--buf-fmt N] [--opcode N])\n"
+		"       [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]\n"
+		"       [--timeout-ms N] [--count N | --concurrent N]\n", argv0);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cm", 1, 0, 'c' }, { "addr", 1, 0, 'a' }, { "port", 1, 0, 'p' },
+		{ "service-id", 1, 0, 's' }, { "dev", 1, 0, 'd' },
+		{ "req", 1, 0, 'r' }, { "login", 1, 0, 'l' },
+		{ "it-iu-len", 1, 0, 'i' }, { "flags", 1, 0, 'f' },
+		{ "buf-fmt", 1, 0, 'b' }, { "opcode", 1, 0, 'o' },
+		{ "after", 1, 0, 'A' }, { "hold-ms", 1, 0, 'H' },
+		{ "timeout-ms", 1, 0, 'T' }, { "count", 1, 0, 'n' },
+		{ "concurrent", 1, 0, 'C' }, { 0 }
+	};
+	struct login_fields f = { .it_iu_len = 8260, .buf_fmt = 0x06 };
+	struct ti_login base = { .cm = TI_CM_RDMA, .dev = "rxe0", .rdma_port = 5555 };
+	uint8_t raw[256];
+	size_t raw_len = 0, len;
+	int have_raw = 0, have_login = 0, count = 1, concurrent = 0;
+	int n, i, c, established = 0, rejected = 0, timeout = 0, error = 0;
+	uint64_t t0, wall, *lat;
+	int have_service_id = 0;
+	pthread_t *th = NULL;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (!strcmp(optarg, "ib"))
+				base.cm = TI_CM_IB;
+			else if (strcmp(optarg, "rdma"))
+				usage(argv[0]);
+			break;
+		case 'a': base.addr = optarg; break;
+		case 'p': base.rdma_port = strtoul(optarg, NULL, 0); break;
+		case 's':
+			base.service_id = strtoull(optarg, NULL, 16);
+			have_service_id = 1;
+			break;
+		case 'd': base.dev = optarg; break;
+		case 'r':
+			if (parse_hex(optarg, raw, sizeof(raw), &raw_len))
+				usage(argv[0]);
+			have_raw = 1;
+			break;
+		case 'l':
+			if (optind >= argc ||
+			    parse_hex(optarg, f.initiator, 16, &len) || len != 16 ||
+			    parse_hex(argv[optind], f.target, 16, &len) || len != 16)
+				usage(argv[0]);
+			optind++;
+			have_login = 1;
+			break;
+		case 'i': f.it_iu_len = strtoul(optarg, NULL, 0); break;
+		case 'f': f.flags = strtoul(optarg, NULL, 0); break;
+		case 'b': f.buf_fmt = strtoul(optarg, NULL, 0); break;
+		case 'o': f.opcode = strtoul(optarg, NULL, 0); break;
+		case 'A':
+			if (!strcmp(optarg, "disconnect"))
+				base.after = TI_AFTER_DISCONNECT;
+			else if (!strcmp(optarg, "no-rtu"))
+				base.after = TI_AFTER_NO_RTU;
+			else if (!strcmp(optarg, "reject-rep"))
+				base.after = TI_AFTER_REJECT_REP;
+			else if (!strcmp(optarg, "vanish"))
+				base.after = TI_AFTER_VANISH;
+			else
+				usage(argv[0]);
+			break;
+		case 'H': base.hold_ms = strtoul(optarg, NULL, 0); break;
+		case 'T': base.timeout_ms = strtoul(optarg, NULL, 0); break;
+		case 'n': count = atoi(optarg); break;
+		case 'C': concurrent = atoi(optarg); break;
+		default: usage(argv[0]);
+		}
+	}
+	if (!base.addr || have_raw == have_login || optind != argc)
+		usage(argv[0]);
+	if (base.cm == TI_CM_IB && !have_service_id) {
+		fprintf(stderr, "--cm ib needs --service-id\n");
+		return 2;
+	}
+	n = concurrent ? concurrent : count;
+	if (n < 1 || n > MAX_LOGINS)
+		usage(argv[0]);
+
+	jobs = calloc(n, sizeof(*jobs));
+	lat = calloc(n, sizeof(*lat));
+	if (!jobs || !lat)
+		return 2;
+	for (i = 0; i < n; i++) {
+		struct job *j = &jobs[i];
+
+		j->in = base;
+		if (have_raw) {
+			memcpy(j->req, raw, raw_len);
+			j->in.req_len = raw_len;
+		} else {
+			j->in.req_len = build_login(base.cm, &f, i, j->req);
+		}
+		j->in.req = j->req;
+	}
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	t0 = now_ns();
+	if (concurrent) {
+		th = calloc(n, sizeof(*th));
+		if (!th || pthread_barrier_init(&logged_in, NULL, n + 1) ||
+		    pthread_barrier_init(&printed, NULL, n + 1))
+			return 2;
+		for (i = 0; i < n; i++)
+			if (pthread_create(&th[i], NULL, concurrent_login, &jobs[i])) {
+				fprintf(stderr, "pthread_create: %s\n", strerror(errno));
+				return 2;
+			}
+		pthread_barrier_wait(&logged_in);
+		wall = now_ns() - t0;
+		for (i = 0; i < n; i++)
+			print_job(i);
+	} else {
+		for (i = 0; i < n; i++) {
+			jobs[i].conn = ti_login(&jobs[i].in, &jobs[i].out);
+			if (!jobs[i].conn)
+				jobs[i].out.result = TI_ERROR;
+			print_job(i);
+			ti_finish(jobs[i].conn);
+		}
+		wall = now_ns() - t0;
+	}
+
+	for (i = 0; i < n; i++) {
+		switch (jobs[i].out.result) {
+		case TI_ESTABLISHED: established++; break;
+		case TI_REJECTED: rejected++; break;
+		case TI_TIMEOUT: timeout++; break;
+		default: error++; break;
+		}
+		lat[i] = jobs[i].out.latency_ns;
+	}
+	if (n > 1) {
+		qsort(lat, n, sizeof(*lat), cmp_u64);
+		printf("summary logins=%d established=%d rejected=%d timeout=%d error=%d wall_us=%llu p50_us=%llu p99_us=%llu max_us=%llu\n",
+		       n, established, rejected, timeout, error,
+		       (unsigned long long)(wall / 1000),
+		       (unsigned long long)(lat[(n - 1) / 2] / 1000),
+		       (unsigned long long)(lat[(n * 99 + 99) / 100 - 1] / 1000),
+		       (unsigned long long)(lat[n - 1] / 1000));
+	}
+	fflush(stdout);
+	if (concurrent) {
+		/* The lines are out: now the threads carry out --after. */
+		pthread_barrier_wait(&printed);
+		for (i = 0; i < n; i++)
+			pthread_join(th[i], NULL);
+	}
+	if (timeout || error)
+		return 2;
+	return rejected ? 1 : 0;
+}
