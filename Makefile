@@ -15,7 +15,7 @@ CXX := g++-12
 export KDIR
 kdir = $$($(PROJECT)/scripts/kdir.sh)
 
-.PHONY: all module module-check unit tools vm-check vm-selftest check demo deps clean
+.PHONY: all module module-check unit tools vm-check vm-selftest check demo bench deps clean
 
 all: module
 
@@ -59,6 +59,10 @@ check:
 demo: module
 	$(PROJECT)/scripts/install-deps.sh vm
 	$(PROJECT)/scripts/vm/demo.sh
+
+# One guest boot: the floor, Debian's in-tree ib_srpt and ours (tests/bench/).
+bench: module tools
+	$(PROJECT)/tests/bench/run.sh
 
 clean:
 	-kdir=$(kdir); test -n "$$kdir" && $(MAKE) -C "$$kdir" M=$(PROJECT) clean

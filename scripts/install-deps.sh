@@ -5,6 +5,7 @@
 #   build  kernel headers + compiler to build ib_srpt.ko (and the VM self-test module)
 #   unit   GoogleTest and g++ for the host unit tests
 #   vm     QEMU, busybox-static and the guest-side tools for the VM tests
+#   bench  python3 and matplotlib for `make bench`'s report and plot
 #   all    every group above
 #
 # Why a script and not a README line: the machines this project runs on (a
@@ -48,6 +49,9 @@ pkgs_vm() {
 	# The self-test module and the module under test are built on the host.
 	pkgs_build
 }
+pkgs_bench() {
+	echo python3 python3-matplotlib
+}
 
 # Print the packages of the list that are not installed.
 missing() {
@@ -71,15 +75,16 @@ install_pkgs() {
 	fi
 }
 
-[ $# -gt 0 ] || { echo "usage: $0 build|unit|vm|all..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 build|unit|vm|bench|all..." >&2; exit 2; }
 all=""
 for g in "$@"; do
 	case "$g" in
 	build) all="$all $(pkgs_build)" ;;
 	unit) all="$all $(pkgs_unit)" ;;
 	vm) all="$all $(pkgs_vm)" ;;
-	all) all="$all $(pkgs_build) $(pkgs_unit) $(pkgs_vm)" ;;
-	*) echo "install-deps: unknown group '$g' (build|unit|vm|all)" >&2; exit 2 ;;
+	bench) all="$all $(pkgs_bench)" ;;
+	all) all="$all $(pkgs_build) $(pkgs_unit) $(pkgs_vm) $(pkgs_bench)" ;;
+	*) echo "install-deps: unknown group '$g' (build|unit|vm|bench|all)" >&2; exit 2 ;;
 	esac
 done
 # shellcheck disable=SC2086

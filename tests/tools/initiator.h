@@ -45,6 +45,13 @@ struct ti_login {
 	enum ti_after after;
 	unsigned int hold_ms;
 	unsigned int timeout_ms; /* for the REP/REJ; 0 = 5000 */
+	/*
+	 * Optional: called once the REQ is ready to go (address, route and QP
+	 * done), right before it is sent. --concurrent holds every thread
+	 * here until all are ready, so that the REQs of a storm leave together.
+	 */
+	void (*before_req)(void *arg);
+	void *before_req_arg;
 };
 
 struct ti_outcome {
@@ -53,6 +60,7 @@ struct ti_outcome {
 	uint8_t priv[256];	 /* private data of the REP or REJ as received */
 	size_t priv_len;
 	uint64_t latency_ns;	 /* REQ sent to REP/REJ received */
+	uint64_t sent_ns;	 /* CLOCK_MONOTONIC when the REQ was sent; 0 = never */
 	char what[128];		 /* TI_ERROR/TI_UNREACHABLE: the step that failed */
 };
 

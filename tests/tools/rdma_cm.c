@@ -166,7 +166,10 @@ struct ti_conn *ti_rdma_login(const struct ti_login *in, struct ti_outcome *out)
 	param.retry_count = 7;
 	param.rnr_retry_count = 7;
 	param.qp_num = c->qp->qp_num;
+	if (in->before_req)
+		in->before_req(in->before_req_arg);
 	t0 = now_ns();
+	out->sent_ns = t0;
 	if (rdma_connect(c->id, &param)) {
 		snprintf(out->what, sizeof(out->what), "rdma_connect: %s",
 			 strerror(errno));
@@ -217,10 +220,18 @@ static void sleep_ms(unsigned int ms)
 		;
 }
 
-/* RTU: our QP to RTR and RTS, then librdmacm's rdma_establish(). */
+/*
+ * RTU: our QP to RTR and RTS, then librdmacm's rdma_establish(). First INIT
+ * again, as librdmacm and the kernel's rdma_cm do: only now, with the REP in,
+ * does the CM give the access flags (remote write and read) that the INIT
+ * before the REQ lacked. Without them the first RDMA WRITE of the target
+ * (the in-tree ib_srpt posts a zero-length one on RTU) puts our QP in error
+ * and the target tears the channel down.
+ */
 static int send_rtu(struct ti_conn *c)
 {
-	if (modify_qp(c, IBV_QPS_RTR) || modify_qp(c, IBV_QPS_RTS))
+	if (modify_qp(c, IBV_QPS_INIT) || modify_qp(c, IBV_QPS_RTR) ||
+	    modify_qp(c, IBV_QPS_RTS))
 		return -1;
 	return rdma_establish(c->id);
 }
