@@ -24,7 +24,7 @@
 #
 # Environment: SRPT_ROOT, BENCH_OUT, BENCH_OURS (module path), BENCH_INTREE,
 # BENCH_TARGETS (default "floor intree ours"), BENCH_SEQ (sequential logins,
-# default 200), BENCH_SRP (ib_srp add/remove cycles, 30), BENCH_STORMS
+# default 200), BENCH_SRP (ib_srp add/remove cycles, 20), BENCH_STORMS
 # ("16 64 256"), BENCH_MEM_N (64), BENCH_FIO_S (seconds per fio job, 10),
 # BENCH_PHASES (default "seq storm mem ib_srp fio").
 set -u
@@ -34,7 +34,7 @@ set -u
 OUT=${BENCH_OUT:?}
 TARGETS=${BENCH_TARGETS:-floor intree ours}
 SEQ=${BENCH_SEQ:-200}
-SRP_REPS=${BENCH_SRP:-30}
+SRP_REPS=${BENCH_SRP:-20}
 STORMS=${BENCH_STORMS:-16 64 256}
 MEM_N=${BENCH_MEM_N:-64}
 FIO_S=${BENCH_FIO_S:-10}
@@ -84,19 +84,23 @@ next_iport() { # a fresh initiator port id range per run
 	run_seq=$((run_seq + 1))
 	printf '%016x%s' $((0x100000 * run_seq)) "$(port_gid0 | cut -d: -f5-8 | tr -d :)"
 }
-# cli ARGS...: the test initiator against 192.0.2.1:5555 with this target's
-# login bytes (--req for the floor, --login for SRP targets).
-cli() {
+# cli_argv: CLI_ARGV = the test initiator against 192.0.2.1:5555 with this
+# target's login bytes (--req for the floor, --login for SRP targets), from
+# a fresh initiator port id range. cli ARGS...: runs it.
+cli_argv() {
 	local ip
 	ip=$(next_iport)
+	CLI_ARGV=("$TOOL" --cm rdma --addr "$VETH0_IP" --port "$SRP_PORT")
 	if [ "$TARGET" = floor ]; then
-		"$TOOL" --cm rdma --addr "$VETH0_IP" --port "$SRP_PORT" \
-			--req "$(floor_req "$ip")" "$@"
+		CLI_ARGV+=(--req "$(floor_req "$ip")")
 	else
-		# shellcheck disable=SC2086
-		"$TOOL" --cm rdma --addr "$VETH0_IP" --port "$SRP_PORT" \
-			--login "$ip" "$TPORT" $LOGIN_OPTS "$@"
+		# shellcheck disable=SC2206
+		CLI_ARGV+=(--login "$ip" "$TPORT" $LOGIN_OPTS)
 	fi
+}
+cli() {
+	cli_argv
+	"${CLI_ARGV[@]}" "$@"
 }
 
 # ------------------------------------------------------------- targets
@@ -192,10 +196,10 @@ phase_storm() {
 }
 
 # Memory per live channel: MemAvailable and Slab with no channel, then with
-# MEM_N channels held open by one test initiator process. The initiator
-# holds them until it is told to stop (SIGTERM: it exits and the kernel
-# disconnects each of its connections with a DREQ, as for any initiator
-# that goes away).
+# MEM_N channels held open by one test initiator process, until it is told
+# to end the hold (SIGUSR1); it then disconnects each one (DREQ/DREP).
+# (Killing it instead is no clean logout: the kernel destroys ids whose
+# DREQ may never leave, and the exit waits out every id's time-wait.)
 phase_mem() {
 	local f=$RAW/mem.txt pid end k
 	say "$TARGET: memory with $MEM_N live channels"
@@ -207,7 +211,10 @@ phase_mem() {
 			echo "before_$k=$(meminfo $k)"
 		done
 	} >"$f"
-	cli --concurrent "$MEM_N" --hold-ms 3600000 --timeout-ms 120000 >"$RAW/mem_logins.txt" 2>&1 &
+	# (Not through the function: $! must be the initiator's own PID.)
+	cli_argv
+	"${CLI_ARGV[@]}" --concurrent "$MEM_N" --hold-ms 3600000 --timeout-ms 120000 \
+		>"$RAW/mem_logins.txt" 2>&1 &
 	pid=$!
 	# Every login answered, then every QP of both sides in RTS.
 	end=$((SECONDS + 300))
@@ -224,7 +231,7 @@ phase_mem() {
 		[ "$TARGET" != ours ] || echo "debugfs_channels=$(srp_channels | wc -l)"
 	} >>"$f"
 	slabtop -o -s c 2>/dev/null | head -n 25 >"$RAW/mem_slabtop.txt"
-	kill -TERM "$pid" 2>/dev/null
+	kill -USR1 "$pid" 2>/dev/null
 	wait "$pid"
 	wait_qps 0 120
 	grep '^summary' "$RAW/mem_logins.txt"

@@ -77,6 +77,13 @@ struct ti_conn *ti_login(const struct ti_login *in, struct ti_outcome *out);
 /* Carries out in->after (hold, DREQ, REJ, ...) and frees the connection. */
 void ti_finish(struct ti_conn *c);
 
+/*
+ * Non-zero once the user asked to end every hold early (srp_initiator: on
+ * SIGUSR1). A back end that holds a connection checks it while it waits,
+ * then carries on with in->after as if hold_ms had run out.
+ */
+int ti_hold_over(void);
+
 /* Back ends; ti_login() dispatches on in->cm. */
 struct ti_conn *ti_rdma_login(const struct ti_login *in, struct ti_outcome *out);
 void ti_rdma_finish(struct ti_conn *c);

@@ -212,12 +212,21 @@ out:
 	return c;
 }
 
+/* Holds for `ms`, or less when ti_hold_over() says the hold is over. */
 static void sleep_ms(unsigned int ms)
 {
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
 
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	while (!ti_hold_over()) {
+		uint64_t now = now_ns(), left = now < end ? end - now : 0;
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = 20000000L };
+
+		if (!left)
+			break;
+		if (left < 20000000u)
+			ts.tv_nsec = (long)left;
+		nanosleep(&ts, NULL);
+	}
 }
 
 /*

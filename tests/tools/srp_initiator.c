@@ -20,10 +20,14 @@
  * (span_us: first REQ sent to last answer received; with --concurrent all
  * REQs are sent together, once every login has its address, route and QP.)
  * Exit: 0 all established, 1 some rejected and nothing worse, 2 otherwise.
+ * SIGUSR1 ends every --hold-ms early (each connection then carries out
+ * --after as usual, e.g. a clean DREQ/DREP disconnect): a benchmark holds
+ * channels open until it has measured them, however long the logins took.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +76,19 @@ void ti_finish(struct ti_conn *c)
 		ti_ib_finish(c);
 	else
 		ti_rdma_finish(c);
+}
+
+static volatile sig_atomic_t hold_over;
+
+static void on_sigusr1(int sig)
+{
+	(void)sig;
+	hold_over = 1;
+}
+
+int ti_hold_over(void)
+{
+	return hold_over;
 }
 
 static uint64_t now_ns(void)
@@ -351,6 +368,12 @@ int main(int argc, char **argv)
 		j->in.req = j->req;
 	}
 
+	{
+		struct sigaction sa = { .sa_handler = on_sigusr1 };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR1, &sa, NULL);
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	t0 = now_ns();
 	if (concurrent) {
