@@ -24,8 +24,8 @@
 #
 # Environment: SRPT_ROOT, BENCH_OUT, BENCH_OURS (module path), BENCH_INTREE,
 # BENCH_TARGETS (default "floor intree ours"), BENCH_SEQ (sequential logins,
-# default 200), BENCH_SRP (ib_srp add/remove cycles, 20), BENCH_STORMS
-# ("16 64 256"), BENCH_MEM_N (64), BENCH_FIO_S (seconds per fio job, 10),
+# default 100), BENCH_SRP (ib_srp add/remove cycles, 12), BENCH_STORMS
+# ("16 64 256"), BENCH_MEM_N (64), BENCH_FIO_S (seconds per fio job, 8),
 # BENCH_PHASES (default "seq storm mem ib_srp fio").
 set -u
 . "$SRPT_ROOT/tests/vm/lib.sh"
@@ -33,11 +33,11 @@ set -u
 
 OUT=${BENCH_OUT:?}
 TARGETS=${BENCH_TARGETS:-floor intree ours}
-SEQ=${BENCH_SEQ:-200}
-SRP_REPS=${BENCH_SRP:-20}
+SEQ=${BENCH_SEQ:-100}
+SRP_REPS=${BENCH_SRP:-12}
 STORMS=${BENCH_STORMS:-16 64 256}
 MEM_N=${BENCH_MEM_N:-64}
-FIO_S=${BENCH_FIO_S:-10}
+FIO_S=${BENCH_FIO_S:-8}
 PHASES=${BENCH_PHASES:-seq storm mem ib_srp fio}
 TOOL=$SRPT_ROOT/build/tools/srp_initiator
 FLOOR=$SRPT_ROOT/build/bench/floor_server

@@ -77,7 +77,8 @@ grep -v -e 'srpt-vm-mark: ' -e 'srpt-vm-init: ' "$out/console.log" | grep -E -- 
 wait "$deps_pid" || echo "bench: installing python3-matplotlib failed (no plot; see build/bench/install-bench.log)"
 mkdir -p "$SRPT_ROOT/build/bench/results"
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
-python3 "$SRPT_ROOT/tests/bench/report.py" "$out" \
+# Debian's python3 (the one install-deps gives matplotlib), whatever PATH says.
+/usr/bin/python3 "$SRPT_ROOT/tests/bench/report.py" "$out" \
 	--json "$SRPT_ROOT/build/bench/results/$stamp.json" \
 	--png "$SRPT_ROOT/build/bench/results/$stamp.png" | tee "$out/report.txt"
 prc=${PIPESTATUS[0]}
