@@ -47,7 +47,7 @@ tools:
 
 vm-check: module tools
 	$(PROJECT)/scripts/install-deps.sh vm
-	$(PROJECT)/tests/vm/run.sh
+	$(PROJECT)/tests/vm/suite.sh
 
 vm-selftest:
 	$(PROJECT)/scripts/install-deps.sh vm

@@ -84,6 +84,17 @@ void ti_finish(struct ti_conn *c);
  */
 int ti_hold_over(void);
 
+/*
+ * RDMA/CM only, after TI_ESTABLISHED: sends the RTU now (ti_finish() then
+ * skips it), then sends one IU of any bytes on the connection and waits up
+ * to timeout_ms for the target's answer (an IU it sends, e.g. SRP_RSP).
+ * Returns the answer's length, 0 when none came (the target closed the
+ * channel or stayed silent), -1 on a local failure.
+ */
+int ti_rdma_rtu(struct ti_conn *c);
+int ti_rdma_exchange(struct ti_conn *c, const uint8_t *iu, size_t len,
+		     uint8_t *rsp, size_t rsp_max, unsigned int timeout_ms);
+
 /* Back ends; ti_login() dispatches on in->cm. */
 struct ti_conn *ti_rdma_login(const struct ti_login *in, struct ti_outcome *out);
 void ti_rdma_finish(struct ti_conn *c);

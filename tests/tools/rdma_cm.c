@@ -20,15 +20,23 @@
 
 #include "initiator.h"
 
+/* Message buffers: one send buffer, then RECV_SLOTS receive buffers. */
+#define SEND_BYTES 8192
+#define RECV_SLOTS 4
+#define RECV_BYTES 1024
+
 struct ti_conn {
 	enum ti_cm cm;
 	struct ti_login in;
 	int established;	/* REP received */
+	int rtu_sent;
 	struct rdma_event_channel *ec;
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t buf[SEND_BYTES + RECV_SLOTS * RECV_BYTES];
 };
 
 static uint64_t now_ns(void)
@@ -106,12 +114,27 @@ static int make_qp(struct ti_conn *c)
 	if (!c->cq)
 		return -1;
 	qpa.send_cq = qpa.recv_cq = c->cq;
-	qpa.cap.max_send_wr = qpa.cap.max_recv_wr = 4;
+	qpa.cap.max_send_wr = 4;
+	qpa.cap.max_recv_wr = RECV_SLOTS;
 	qpa.cap.max_send_sge = qpa.cap.max_recv_sge = 1;
 	c->qp = ibv_create_qp(c->pd, &qpa);
 	if (!c->qp)
 		return -1;
+	c->mr = ibv_reg_mr(c->pd, c->buf, sizeof(c->buf), IBV_ACCESS_LOCAL_WRITE);
+	if (!c->mr)
+		return -1;
 	return modify_qp(c, IBV_QPS_INIT);
+}
+
+static int post_recv(struct ti_conn *c, int slot)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)(c->buf + SEND_BYTES + slot * RECV_BYTES),
+		.length = RECV_BYTES, .lkey = c->mr->lkey,
+	};
+	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(c->qp, &wr, &bad);
 }
 
 struct ti_conn *ti_rdma_login(const struct ti_login *in, struct ti_outcome *out)
@@ -230,19 +253,79 @@ static void sleep_ms(unsigned int ms)
 }
 
 /*
- * RTU: our QP to RTR and RTS, then librdmacm's rdma_establish(). First INIT
- * again, as librdmacm and the kernel's rdma_cm do: only now, with the REP in,
- * does the CM give the access flags (remote write and read) that the INIT
- * before the REQ lacked. Without them the first RDMA WRITE of the target
- * (the in-tree ib_srpt posts a zero-length one on RTU) puts our QP in error
- * and the target tears the channel down.
+ * RTU: our QP to RTR with its receive buffers posted (the target may send
+ * as soon as it sees the RTU), to RTS, then librdmacm's rdma_establish().
+ * First INIT again, as librdmacm and the kernel's rdma_cm do: only now, with
+ * the REP in, does the CM give the access flags (remote write and read) that
+ * the INIT before the REQ lacked. Without them the first RDMA WRITE of the
+ * target (the in-tree ib_srpt posts a zero-length one on RTU) puts our QP in
+ * error and the target tears the channel down.
  */
 static int send_rtu(struct ti_conn *c)
 {
-	if (modify_qp(c, IBV_QPS_INIT) || modify_qp(c, IBV_QPS_RTR) ||
-	    modify_qp(c, IBV_QPS_RTS))
+	int i;
+
+	if (c->rtu_sent)
+		return 0;
+	if (modify_qp(c, IBV_QPS_INIT) || modify_qp(c, IBV_QPS_RTR))
 		return -1;
-	return rdma_establish(c->id);
+	for (i = 0; i < RECV_SLOTS; i++)
+		if (post_recv(c, i))
+			return -1;
+	if (modify_qp(c, IBV_QPS_RTS) || rdma_establish(c->id))
+		return -1;
+	c->rtu_sent = 1;
+	return 0;
+}
+
+int ti_rdma_rtu(struct ti_conn *c)
+{
+	if (c->cm != TI_CM_RDMA || !c->established)
+		return -1;
+	return send_rtu(c);
+}
+
+int ti_rdma_exchange(struct ti_conn *c, const uint8_t *iu, size_t len,
+		     uint8_t *rsp, size_t rsp_max, unsigned int timeout_ms)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)c->buf, .length = len,
+			       .lkey = c->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = ~0ull, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000u;
+	struct ibv_wc wc;
+	int n;
+
+	if (ti_rdma_rtu(c) || len > SEND_BYTES)
+		return -1;
+	memcpy(c->buf, iu, len);
+	if (ibv_post_send(c->qp, &wr, &bad))
+		return -1;
+	/* The send's completion and the answer, in either order. */
+	while (now_ns() < deadline) {
+		n = ibv_poll_cq(c->cq, 1, &wc);
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			usleep(1000);
+			continue;
+		}
+		if (wc.status != IBV_WC_SUCCESS) {
+			/* Flushed or failed: the connection is gone. */
+			if (wc.wr_id != ~0ull)
+				return 0;
+			continue;
+		}
+		if (wc.wr_id == ~0ull)
+			continue;
+		n = wc.byte_len < rsp_max ? wc.byte_len : rsp_max;
+		memcpy(rsp, c->buf + SEND_BYTES + wc.wr_id * RECV_BYTES, n);
+		if (post_recv(c, wc.wr_id))
+			return -1;
+		return n;
+	}
+	return 0;
 }
 
 /* Clean disconnect: DREQ, then wait for the DREP (DISCONNECTED). */
@@ -289,6 +372,8 @@ void ti_rdma_finish(struct ti_conn *c)
 	}
 	if (c->qp)
 		ibv_destroy_qp(c->qp);
+	if (c->mr)
+		ibv_dereg_mr(c->mr);
 	if (c->cq)
 		ibv_destroy_cq(c->cq);
 	if (c->pd)

@@ -9,7 +9,14 @@
  *          [--it-iu-len N] [--flags N] [--buf-fmt N] [--opcode N]
  *          [--imm-offset N])
  *          [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]
- *          [--timeout-ms N] [--count N | --concurrent N]
+ *          [--timeout-ms N] [--count N | --concurrent N] [--dump]
+ *
+ * --dump prints the login bytes (hex) instead of sending them; with --req
+ * and --concurrent every login sends the same bytes (one I_T nexus).
+ * --iu HEX (repeatable, RDMA/CM, sequential logins): once a login is
+ * established, sends the RTU and then each IU in turn, printing for each
+ *   iu=K result=response|none|error len=N rsp=HEX
+ * (none: no answer within the timeout, or the channel was closed).
  *
  * One line per login, by index:
  *   login=I result=R cm_status=N latency_us=N reason=0xNNNNNNNN priv=HEX
@@ -36,7 +43,9 @@
 #include "initiator.h"
 
 #define SRP_LOGIN_REJ 0xc2
-#define MAX_LOGINS 4096
+#define MAX_CONCURRENT 4096
+#define MAX_COUNT 10000000
+#define MAX_IUS 16
 
 static const char *const result_name[] = {
 	[TI_ESTABLISHED] = "established", [TI_REJECTED] = "rejected",
@@ -214,9 +223,9 @@ static void gate_arrive(void *arg)
 	pthread_mutex_unlock(&gate_lock);
 }
 
-static void print_job(int i)
+static void print_job(int i, const struct job *j)
 {
-	const struct ti_outcome *o = &jobs[i].out;
+	const struct ti_outcome *o = &j->out;
 	uint32_t reason = 0;
 	size_t k;
 
@@ -231,6 +240,42 @@ static void print_job(int i)
 	if (o->what[0])
 		printf(" what=\"%s\"", o->what);
 	printf("\n");
+}
+
+static int established, rejected, timeout, error;
+static uint64_t first_sent, last_answer;	/* span of the REQs sent */
+
+static void tally(const struct ti_outcome *o, uint64_t *lat)
+{
+	switch (o->result) {
+	case TI_ESTABLISHED: established++; break;
+	case TI_REJECTED: rejected++; break;
+	case TI_TIMEOUT: timeout++; break;
+	default: error++; break;
+	}
+	*lat = o->latency_ns;
+	if (o->sent_ns) {
+		if (!first_sent || o->sent_ns < first_sent)
+			first_sent = o->sent_ns;
+		if (o->sent_ns + o->latency_ns > last_answer)
+			last_answer = o->sent_ns + o->latency_ns;
+	}
+}
+
+/* Login i: the user's bytes, or a login whose initiator port id is +i. */
+static void prepare(struct job *j, const struct ti_login *base,
+		    const uint8_t *raw, size_t raw_len,
+		    const struct login_fields *f, int i)
+{
+	memset(j, 0, sizeof(*j));
+	j->in = *base;
+	if (raw) {
+		memcpy(j->req, raw, raw_len);
+		j->in.req_len = raw_len;
+	} else {
+		j->in.req_len = build_login(base->cm, f, i, j->req);
+	}
+	j->in.req = j->req;
 }
 
 static void *concurrent_login(void *arg)
@@ -249,6 +294,23 @@ static void *concurrent_login(void *arg)
 	return NULL;
 }
 
+static void exchange_ius(struct ti_conn *c, uint8_t (*ius)[8192],
+			 const size_t *len, int n, unsigned int timeout_ms)
+{
+	uint8_t rsp[1024];
+	int k, r, b;
+
+	for (k = 0; k < n; k++) {
+		r = ti_rdma_exchange(c, ius[k], len[k], rsp, sizeof(rsp),
+				     timeout_ms ? timeout_ms : 5000);
+		printf("iu=%d result=%s len=%d rsp=", k,
+		       r > 0 ? "response" : r == 0 ? "none" : "error", r > 0 ? r : 0);
+		for (b = 0; b < r; b++)
+			printf("%02x", rsp[b]);
+		printf("\n");
+	}
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -263,7 +325,7 @@ static void usage(const char *argv0)
 		"       (--req HEX | --login I_PORT_ID TARGET_PORT_ID [--it-iu-len N]\n"
 		"        [--flags N] [--buf-fmt N] [--opcode N] [--imm-offset N])\n"
 		"       [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]\n"
-		"       [--timeout-ms N] [--count N | --concurrent N]\n", argv0);
+		"       [--timeout-ms N] [--count N | --concurrent N] [--dump] [--iu HEX]...\n", argv0);
 	exit(2);
 }
 
@@ -277,16 +339,19 @@ int main(int argc, char **argv)
 		{ "buf-fmt", 1, 0, 'b' }, { "opcode", 1, 0, 'o' },
 		{ "after", 1, 0, 'A' }, { "hold-ms", 1, 0, 'H' },
 		{ "timeout-ms", 1, 0, 'T' }, { "count", 1, 0, 'n' },
-		{ "concurrent", 1, 0, 'C' }, { "imm-offset", 1, 0, 'm' }, { 0 }
+		{ "concurrent", 1, 0, 'C' }, { "dump", 0, 0, 'D' },
+		{ "iu", 1, 0, 'I' }, { "imm-offset", 1, 0, 'm' }, { 0 }
 	};
 	struct login_fields f = { .it_iu_len = 8260, .buf_fmt = 0x06 };
 	struct ti_login base = { .cm = TI_CM_RDMA, .dev = "rxe0", .rdma_port = 5555 };
 	uint8_t raw[256];
 	size_t raw_len = 0, len;
 	int have_raw = 0, have_login = 0, count = 1, concurrent = 0;
-	int n, i, c, established = 0, rejected = 0, timeout = 0, error = 0;
-	uint64_t t0, wall, *lat, first = 0, last = 0;
-	int have_service_id = 0;
+	int n, i, c;
+	uint64_t t0, wall, *lat;
+	int have_service_id = 0, dump = 0, n_ius = 0;
+	static uint8_t ius[MAX_IUS][8192];
+	size_t iu_len[MAX_IUS];
 	pthread_t *th = NULL;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -338,34 +403,40 @@ int main(int argc, char **argv)
 		case 'T': base.timeout_ms = strtoul(optarg, NULL, 0); break;
 		case 'n': count = atoi(optarg); break;
 		case 'C': concurrent = atoi(optarg); break;
+		case 'D': dump = 1; break;
+		case 'I':
+			if (n_ius == MAX_IUS ||
+			    parse_hex(optarg, ius[n_ius], sizeof(ius[0]), &iu_len[n_ius]))
+				usage(argv[0]);
+			n_ius++;
+			break;
 		default: usage(argv[0]);
 		}
 	}
 	if (!base.addr || have_raw == have_login || optind != argc)
 		usage(argv[0]);
-	if (base.cm == TI_CM_IB && !have_service_id) {
+	if (base.cm == TI_CM_IB && !have_service_id && !dump) {
 		fprintf(stderr, "--cm ib needs --service-id\n");
 		return 2;
 	}
 	n = concurrent ? concurrent : count;
-	if (n < 1 || n > MAX_LOGINS)
+	if (n < 1 || n > (concurrent ? MAX_CONCURRENT : MAX_COUNT) ||
+	    (n_ius && (concurrent || base.cm != TI_CM_RDMA)))
 		usage(argv[0]);
 
-	jobs = calloc(n, sizeof(*jobs));
+	/* One job per thread; sequential logins reuse one. */
+	jobs = calloc(concurrent ? n : 1, sizeof(*jobs));
 	lat = calloc(n, sizeof(*lat));
 	if (!jobs || !lat)
 		return 2;
-	for (i = 0; i < n; i++) {
-		struct job *j = &jobs[i];
+	for (i = 0; i < (concurrent ? n : 1); i++)
+		prepare(&jobs[i], &base, have_raw ? raw : NULL, raw_len, &f, i);
 
-		j->in = base;
-		if (have_raw) {
-			memcpy(j->req, raw, raw_len);
-			j->in.req_len = raw_len;
-		} else {
-			j->in.req_len = build_login(base.cm, &f, i, j->req);
-		}
-		j->in.req = j->req;
+	if (dump) {
+		for (len = 0; len < jobs[0].in.req_len; len++)
+			printf("%02x", jobs[0].req[len]);
+		printf("\n");
+		return 0;
 	}
 
 	{
@@ -389,35 +460,25 @@ int main(int argc, char **argv)
 			}
 		pthread_barrier_wait(&logged_in);
 		wall = now_ns() - t0;
-		for (i = 0; i < n; i++)
-			print_job(i);
+		for (i = 0; i < n; i++) {
+			print_job(i, &jobs[i]);
+			tally(&jobs[i].out, &lat[i]);
+		}
 	} else {
 		for (i = 0; i < n; i++) {
-			jobs[i].conn = ti_login(&jobs[i].in, &jobs[i].out);
-			if (!jobs[i].conn)
-				jobs[i].out.result = TI_ERROR;
-			print_job(i);
-			ti_finish(jobs[i].conn);
+			struct job *j = &jobs[0];
+
+			prepare(j, &base, have_raw ? raw : NULL, raw_len, &f, i);
+			j->conn = ti_login(&j->in, &j->out);
+			if (!j->conn)
+				j->out.result = TI_ERROR;
+			print_job(i, j);
+			tally(&j->out, &lat[i]);
+			if (n_ius && j->out.result == TI_ESTABLISHED)
+				exchange_ius(j->conn, ius, iu_len, n_ius, base.timeout_ms);
+			ti_finish(j->conn);
 		}
 		wall = now_ns() - t0;
-	}
-
-	for (i = 0; i < n; i++) {
-		switch (jobs[i].out.result) {
-		case TI_ESTABLISHED: established++; break;
-		case TI_REJECTED: rejected++; break;
-		case TI_TIMEOUT: timeout++; break;
-		default: error++; break;
-		}
-		lat[i] = jobs[i].out.latency_ns;
-		if (jobs[i].out.sent_ns) {
-			uint64_t end = jobs[i].out.sent_ns + jobs[i].out.latency_ns;
-
-			if (!first || jobs[i].out.sent_ns < first)
-				first = jobs[i].out.sent_ns;
-			if (end > last)
-				last = end;
-		}
 	}
 	if (n > 1) {
 		qsort(lat, n, sizeof(*lat), cmp_u64);
@@ -427,7 +488,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)(lat[(n - 1) / 2] / 1000),
 		       (unsigned long long)(lat[(n * 99 + 99) / 100 - 1] / 1000),
 		       (unsigned long long)(lat[n - 1] / 1000),
-		       (unsigned long long)((last - first) / 1000));
+		       (unsigned long long)((last_answer - first_sent) / 1000));
 	}
 	fflush(stdout);
 	if (concurrent) {

@@ -137,7 +137,18 @@ for c in $SRPT_VM_CASES; do
 		# Post-case cleanup is part of the case: what the module leaves behind
 		# must be removable.
 		echo "### post-case cleanup" >>"$log"
-		if ! clean_state >>"$log" 2>&1; then
+		# Bounded too: after an Oops, rmmod or a configfs rmdir can block
+		# for ever, and the run must say so now, not at the guest timeout.
+		clean_state >>"$log" 2>&1 &
+		cpid=$!
+		deadline=$((SECONDS + 120))
+		while kill -0 "$cpid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
+			sleep 0.2
+		done
+		if kill -0 "$cpid" 2>/dev/null; then
+			abort_hung "post-case cleanup still running after 120s (stuck in the kernel?)"
+		fi
+		if ! wait "$cpid"; then
 			[ "$status" = fail ] || reason="cleanup after the case failed (see log)"
 			status=fail
 		fi

@@ -69,10 +69,13 @@ while [ $# -gt 0 ]; do
 	esac
 done
 
-"$SRPT_ROOT/scripts/install-deps.sh" vm || exit 1
-"$SRPT_ROOT/scripts/vm/prepare.sh" || exit 1
-# The userspace test tools the cases run in the guest (tests/tools).
-make -s --no-print-directory -C "$SRPT_ROOT" tools >/dev/null || exit 1
+# (tests/vm/suite.sh does these once before booting its shards.)
+if [ -z "${SRPT_VM_SKIP_PREPARE:-}" ]; then
+	"$SRPT_ROOT/scripts/install-deps.sh" vm || exit 1
+	"$SRPT_ROOT/scripts/vm/prepare.sh" || exit 1
+	# The userspace test tools the cases run in the guest (tests/tools).
+	make -s --no-print-directory -C "$SRPT_ROOT" tools >/dev/null || exit 1
+fi
 
 [ "$module" != intree ] || module=$VM_MODDIR/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko
 case "$module" in /*) ;; *) module=$PWD/$module ;; esac

@@ -1,0 +1,66 @@
+#!/bin/bash
+# The guest suite of `make vm-check`: every case of tests/vm/cases/ through
+# tests/vm/run.sh, split over SHARDS guests booted side by side (default 2,
+# env SRPT_VM_SHARDS), because most of a case's time is a TCG guest waiting
+# on timers, not computing. Each guest is a complete run.sh (its own boot,
+# TAP, per-case log scan and host checks) with output in
+# build/vm/runs/suite-K; this prints each shard's TAP in turn and the sum
+# as the last line, "N passed, N failed[, N skipped]".
+#
+# usage: tests/vm/suite.sh [run.sh options]   (no CASE filters: use run.sh)
+set -uo pipefail
+SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
+shards=${SRPT_VM_SHARDS:-2}
+
+# Cases in order, dealt to the shards in turn.
+mapfile -t cases < <(cd "$SRPT_ROOT/tests/vm/cases" && ls [0-9]*.sh | sed 's/\.sh$//')
+[ ${#cases[@]} -gt 0 ] || { echo "suite.sh: no cases" >&2; exit 2; }
+declare -a shard_cases
+for i in "${!cases[@]}"; do
+	k=$((i % shards))
+	shard_cases[$k]="${shard_cases[$k]:-} ${cases[$i]}"
+done
+
+# run.sh builds the tools and prepares the kernel; do it once, up front, so
+# the shards don't race on it.
+"$SRPT_ROOT/scripts/install-deps.sh" vm || exit 1
+"$SRPT_ROOT/scripts/vm/prepare.sh" || exit 1
+make -s --no-print-directory -C "$SRPT_ROOT" tools >/dev/null || exit 1
+
+pids=()
+for k in $(seq 0 $((shards - 1))); do
+	[ -n "${shard_cases[$k]:-}" ] || continue
+	out=$SRPT_ROOT/build/vm/runs/suite-$((k + 1))
+	mkdir -p "$out"
+	# shellcheck disable=SC2086  # the case list splits on purpose
+	SRPT_VM_SKIP_PREPARE=1 "$SRPT_ROOT/tests/vm/run.sh" --out "$out" "$@" ${shard_cases[$k]} \
+		>"$out.tap" 2>&1 &
+	pids+=("$!:$out")
+done
+
+passed=0 failed=0 skipped=0
+for entry in "${pids[@]}"; do
+	pid=${entry%%:*}
+	out=${entry#*:}
+	wait "$pid"
+	rc=$?
+	echo "# ---- shard ${out##*/} (exit $rc)"
+	cat "$out.tap"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out.tap" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "# shard ${out##*/} printed no summary: counted as 1 failure"
+		failed=$((failed + 1))
+		continue
+	fi
+	p=$(echo "$line" | sed -E 's/^([0-9]+) passed.*/\1/')
+	f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+	s=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
+	[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + ${s:-0}))
+done
+if [ "$skipped" -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]
