@@ -18,7 +18,7 @@ CXX := g++-12
 export KDIR
 kdir = $$($(PROJECT)/scripts/kdir.sh)
 
-.PHONY: all module module-check unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-long demo deps clean
+.PHONY: all module module-check unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-long demo bench deps clean
 
 all: module
 
@@ -103,6 +103,10 @@ check-long: module tools
 demo: module
 	$(PROJECT)/scripts/install-deps.sh vm
 	$(PROJECT)/scripts/vm/demo.sh
+
+# One guest boot: the floor, Debian's in-tree ib_srpt and ours (tests/bench/).
+bench: module tools
+	$(PROJECT)/tests/bench/run.sh
 
 clean:
 	-kdir=$(kdir); test -n "$$kdir" && $(MAKE) -C "$$kdir" M=$(PROJECT) clean

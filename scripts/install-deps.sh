@@ -6,6 +6,7 @@
 #   unit   GoogleTest and g++ for the host unit tests
 #   vm     QEMU, busybox-static and the guest-side tools for the VM tests
 #   fuzz   clang and libFuzzer for the host fuzz targets (tests/fuzz)
+#   bench  python3 and matplotlib for `make bench`'s report and plot
 #   all    every group above
 #
 # Why a script and not a README line: the machines this project runs on (a
@@ -55,6 +56,9 @@ pkgs_vm() {
 	# The self-test module and the module under test are built on the host.
 	pkgs_build
 }
+pkgs_bench() {
+	echo python3 python3-matplotlib
+}
 
 # Print the packages of the list that are not installed.
 missing() {
@@ -78,7 +82,7 @@ install_pkgs() {
 	fi
 }
 
-[ $# -gt 0 ] || { echo "usage: $0 build|unit|vm|fuzz|all..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 build|unit|vm|fuzz|bench|all..." >&2; exit 2; }
 all=""
 for g in "$@"; do
 	case "$g" in
@@ -86,8 +90,9 @@ for g in "$@"; do
 	unit) all="$all $(pkgs_unit)" ;;
 	vm) all="$all $(pkgs_vm)" ;;
 	fuzz) all="$all $(pkgs_fuzz)" ;;
-	all) all="$all $(pkgs_build) $(pkgs_unit) $(pkgs_vm) $(pkgs_fuzz)" ;;
-	*) echo "install-deps: unknown group '$g' (build|unit|vm|fuzz|all)" >&2; exit 2 ;;
+	bench) all="$all $(pkgs_bench)" ;;
+	all) all="$all $(pkgs_build) $(pkgs_unit) $(pkgs_vm) $(pkgs_fuzz) $(pkgs_bench)" ;;
+	*) echo "install-deps: unknown group '$g' (build|unit|vm|fuzz|bench|all)" >&2; exit 2 ;;
 	esac
 done
 # shellcheck disable=SC2086

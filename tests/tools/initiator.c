@@ -1,6 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The test initiator's dispatch to its back ends (initiator.h). */
+#include <signal.h>
+
 #include "initiator.h"
+
+static volatile sig_atomic_t hold_over;
+
+int ti_hold_over(void)
+{
+	return hold_over;
+}
+
+void ti_end_holds(void)
+{
+	hold_over = 1;
+}
 
 struct ti_conn *ti_login(const struct ti_login *in, struct ti_outcome *out)
 {

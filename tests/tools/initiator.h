@@ -46,6 +46,13 @@ struct ti_login {
 	enum ti_after after;
 	unsigned int hold_ms;
 	unsigned int timeout_ms; /* for the REP/REJ; 0 = 5000 */
+	/*
+	 * Optional: called once the REQ is ready to go (address, route and QP
+	 * done), right before it is sent. --concurrent holds every thread
+	 * here until all are ready, so that the REQs of a storm leave together.
+	 */
+	void (*before_req)(void *arg);
+	void *before_req_arg;
 };
 
 struct ti_outcome {
@@ -54,6 +61,7 @@ struct ti_outcome {
 	uint8_t priv[256];	 /* private data of the REP or REJ as received */
 	size_t priv_len;
 	uint64_t latency_ns;	 /* REQ sent to REP/REJ received */
+	uint64_t sent_ns;	 /* CLOCK_MONOTONIC when the REQ was sent; 0 = never */
 	char what[128];		 /* TI_ERROR/TI_UNREACHABLE: the step that failed */
 };
 
@@ -69,6 +77,15 @@ struct ti_conn;
 struct ti_conn *ti_login(const struct ti_login *in, struct ti_outcome *out);
 /* Carries out in->after (hold, DREQ, REJ, ...) and frees the connection. */
 void ti_finish(struct ti_conn *c);
+
+/*
+ * Non-zero once the user asked to end every hold early (srp_initiator: on
+ * SIGUSR1). A back end that holds a connection checks it while it waits,
+ * then carries on with in->after as if hold_ms had run out.
+ */
+int ti_hold_over(void);
+/* Ends every hold from now on; async-signal-safe. */
+void ti_end_holds(void);
 
 /*
  * RDMA/CM only, after TI_ESTABLISHED: sends the RTU now (ti_finish() then

@@ -189,7 +189,10 @@ struct ti_conn *ti_rdma_login(const struct ti_login *in, struct ti_outcome *out)
 	param.retry_count = 7;
 	param.rnr_retry_count = 7;
 	param.qp_num = c->qp->qp_num;
+	if (in->before_req)
+		in->before_req(in->before_req_arg);
 	t0 = now_ns();
+	out->sent_ns = t0;
 	if (rdma_connect(c->id, &param)) {
 		snprintf(out->what, sizeof(out->what), "rdma_connect: %s",
 			 strerror(errno));
@@ -232,17 +235,31 @@ out:
 	return c;
 }
 
+/* Holds for `ms`, or less when ti_hold_over() says the hold is over. */
 static void sleep_ms(unsigned int ms)
 {
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
 
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
+	while (!ti_hold_over()) {
+		uint64_t now = now_ns(), left = now < end ? end - now : 0;
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = 20000000L };
+
+		if (!left)
+			break;
+		if (left < 20000000u)
+			ts.tv_nsec = (long)left;
+		nanosleep(&ts, NULL);
+	}
 }
 
 /*
  * RTU: our QP to RTR with its receive buffers posted (the target may send
  * as soon as it sees the RTU), to RTS, then librdmacm's rdma_establish().
+ * First INIT again, as librdmacm and the kernel's rdma_cm do: only now, with
+ * the REP in, does the CM give the access flags (remote write and read) that
+ * the INIT before the REQ lacked. Without them the first RDMA WRITE of the
+ * target (the in-tree ib_srpt posts a zero-length one on RTU) puts our QP in
+ * error and the target tears the channel down.
  */
 static int send_rtu(struct ti_conn *c)
 {
@@ -250,7 +267,7 @@ static int send_rtu(struct ti_conn *c)
 
 	if (c->rtu_sent)
 		return 0;
-	if (modify_qp(c, IBV_QPS_RTR))
+	if (modify_qp(c, IBV_QPS_INIT) || modify_qp(c, IBV_QPS_RTR))
 		return -1;
 	for (i = 0; i < RECV_SLOTS; i++)
 		if (post_recv(c, i))

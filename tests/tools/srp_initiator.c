@@ -6,7 +6,8 @@
  *
  * usage: srp_initiator --cm rdma|ib --addr IP [--port N] [--service-id HEX]
  *          [--dev NAME] (--req HEX | --login I_PORT_ID TARGET_PORT_ID
- *          [--it-iu-len N] [--flags N] [--buf-fmt N] [--opcode N])
+ *          [--it-iu-len N] [--flags N] [--buf-fmt N] [--opcode N]
+ *          [--imm-offset N])
  *          [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]
  *          [--timeout-ms N] [--count N | --concurrent N] [--dump]
  *
@@ -22,12 +23,18 @@
  * (reason: the SRP_LOGIN_REJ reason when priv is one, else 0), and with
  * more than one login a summary line:
  *   summary logins=N established=N rejected=N timeout=N error=N wall_us=N
- *           p50_us=N p99_us=N max_us=N
+ *           p50_us=N p99_us=N max_us=N span_us=N
+ * (span_us: first REQ sent to last answer received; with --concurrent all
+ * REQs are sent together, once every login has its address, route and QP.)
  * Exit: 0 all established, 1 some rejected and nothing worse, 2 otherwise.
+ * SIGUSR1 ends every --hold-ms early (each connection then carries out
+ * --after as usual, e.g. a clean DREQ/DREP disconnect): a benchmark holds
+ * channels open until it has measured them, however long the logins took.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +53,12 @@ static const char *const result_name[] = {
 	[TI_ERROR] = "error",
 };
 
+
+static void on_sigusr1(int sig)
+{
+	(void)sig;
+	ti_end_holds();
+}
 
 static uint64_t now_ns(void)
 {
@@ -88,6 +101,7 @@ struct login_fields {
 	uint32_t it_iu_len;
 	uint8_t flags, opcode;
 	uint16_t buf_fmt;
+	uint16_t imm_offset;	/* imm_data_offset; ib_srp sends 68 with IMMED_REQUESTED */
 };
 
 /*
@@ -119,6 +133,7 @@ static size_t build_login(enum ti_cm cm, const struct login_fields *f,
 		put_be(req + 16, f->it_iu_len, 4);
 		put_be(req + 24, f->buf_fmt, 2);
 		req[26] = f->flags;
+		put_be(req + 28, f->imm_offset, 2);
 		memcpy(req + 32, initiator, 16);
 		memcpy(req + 48, f->target, 16);
 		return 64;
@@ -131,6 +146,7 @@ static size_t build_login(enum ti_cm cm, const struct login_fields *f,
 	put_be(req + 12, f->it_iu_len, 4);
 	memcpy(req + 16, initiator, 16);
 	memcpy(req + 32, f->target, 16);
+	put_be(req + 48, f->imm_offset, 2);
 	return 56;
 }
 
@@ -139,11 +155,33 @@ struct job {
 	uint8_t req[256];
 	struct ti_outcome out;
 	struct ti_conn *conn;
+	int arrived;		/* at the start gate */
 };
 
 static struct job *jobs;
 static pthread_barrier_t logged_in;	/* all logins answered: print */
 static pthread_barrier_t printed;	/* lines printed: finish */
+
+/* The start gate of --concurrent: every thread arrives once, either ready
+ * to send its REQ (before_req) or having failed before that point. */
+static pthread_mutex_t gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t gate_open = PTHREAD_COND_INITIALIZER;
+static int gate_waiting, gate_size;
+
+static void gate_arrive(void *arg)
+{
+	int *arrived = arg;
+
+	pthread_mutex_lock(&gate_lock);
+	if (!*arrived) {
+		*arrived = 1;
+		if (++gate_waiting == gate_size)
+			pthread_cond_broadcast(&gate_open);
+		while (gate_waiting < gate_size)
+			pthread_cond_wait(&gate_open, &gate_lock);
+	}
+	pthread_mutex_unlock(&gate_lock);
+}
 
 static void print_job(int i, const struct job *j)
 {
@@ -165,6 +203,7 @@ static void print_job(int i, const struct job *j)
 }
 
 static int established, rejected, timeout, error;
+static uint64_t first_sent, last_answer;	/* span of the REQs sent */
 
 static void tally(const struct ti_outcome *o, uint64_t *lat)
 {
@@ -175,6 +214,12 @@ static void tally(const struct ti_outcome *o, uint64_t *lat)
 	default: error++; break;
 	}
 	*lat = o->latency_ns;
+	if (o->sent_ns) {
+		if (!first_sent || o->sent_ns < first_sent)
+			first_sent = o->sent_ns;
+		if (o->sent_ns + o->latency_ns > last_answer)
+			last_answer = o->sent_ns + o->latency_ns;
+	}
 }
 
 /* Login i: the user's bytes, or a login whose initiator port id is +i. */
@@ -197,9 +242,12 @@ static void *concurrent_login(void *arg)
 {
 	struct job *j = arg;
 
+	j->in.before_req = gate_arrive;
+	j->in.before_req_arg = &j->arrived;
 	j->conn = ti_login(&j->in, &j->out);
 	if (!j->conn)
 		j->out.result = TI_ERROR;
+	gate_arrive(&j->arrived);	/* no-op unless it failed before the REQ */
 	pthread_barrier_wait(&logged_in);
 	pthread_barrier_wait(&printed);
 	ti_finish(j->conn);
@@ -235,7 +283,7 @@ static void usage(const char *argv0)
 	fprintf(stderr,
 		"usage: %s --cm rdma|ib --addr IP [--port N] [--service-id HEX] [--dev NAME]\n"
 		"       (--req HEX | --login I_PORT_ID TARGET_PORT_ID [--it-iu-len N]\n"
-		"        [--flags N] [--buf-fmt N] [--opcode N])\n"
+		"        [--flags N] [--buf-fmt N] [--opcode N] [--imm-offset N])\n"
 		"       [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]\n"
 		"       [--timeout-ms N] [--count N | --concurrent N] [--dump] [--iu HEX]...\n", argv0);
 	exit(2);
@@ -252,7 +300,7 @@ int main(int argc, char **argv)
 		{ "after", 1, 0, 'A' }, { "hold-ms", 1, 0, 'H' },
 		{ "timeout-ms", 1, 0, 'T' }, { "count", 1, 0, 'n' },
 		{ "concurrent", 1, 0, 'C' }, { "dump", 0, 0, 'D' },
-		{ "iu", 1, 0, 'I' }, { 0 }
+		{ "iu", 1, 0, 'I' }, { "imm-offset", 1, 0, 'm' }, { 0 }
 	};
 	struct login_fields f = { .it_iu_len = 8260, .buf_fmt = 0x06 };
 	struct ti_login base = { .cm = TI_CM_RDMA, .dev = "rxe0", .rdma_port = 5555 };
@@ -298,6 +346,7 @@ int main(int argc, char **argv)
 		case 'f': f.flags = strtoul(optarg, NULL, 0); break;
 		case 'b': f.buf_fmt = strtoul(optarg, NULL, 0); break;
 		case 'o': f.opcode = strtoul(optarg, NULL, 0); break;
+		case 'm': f.imm_offset = strtoul(optarg, NULL, 0); break;
 		case 'A':
 			if (!strcmp(optarg, "disconnect"))
 				base.after = TI_AFTER_DISCONNECT;
@@ -349,9 +398,17 @@ int main(int argc, char **argv)
 		printf("\n");
 		return 0;
 	}
+
+	{
+		struct sigaction sa = { .sa_handler = on_sigusr1 };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGUSR1, &sa, NULL);
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	t0 = now_ns();
 	if (concurrent) {
+		gate_size = n;
 		th = calloc(n, sizeof(*th));
 		if (!th || pthread_barrier_init(&logged_in, NULL, n + 1) ||
 		    pthread_barrier_init(&printed, NULL, n + 1))
@@ -385,12 +442,13 @@ int main(int argc, char **argv)
 	}
 	if (n > 1) {
 		qsort(lat, n, sizeof(*lat), cmp_u64);
-		printf("summary logins=%d established=%d rejected=%d timeout=%d error=%d wall_us=%llu p50_us=%llu p99_us=%llu max_us=%llu\n",
+		printf("summary logins=%d established=%d rejected=%d timeout=%d error=%d wall_us=%llu p50_us=%llu p99_us=%llu max_us=%llu span_us=%llu\n",
 		       n, established, rejected, timeout, error,
 		       (unsigned long long)(wall / 1000),
 		       (unsigned long long)(lat[(n - 1) / 2] / 1000),
 		       (unsigned long long)(lat[(n * 99 + 99) / 100 - 1] / 1000),
-		       (unsigned long long)(lat[n - 1] / 1000));
+		       (unsigned long long)(lat[n - 1] / 1000),
+		       (unsigned long long)((last_answer - first_sent) / 1000));
 	}
 	fflush(stdout);
 	if (concurrent) {

@@ -1,0 +1,300 @@
+#!/bin/bash
+# Guest half of `make bench` (tests/bench/run.sh): in one boot, measures the
+# bare RDMA/CM floor (tests/bench/floor_server.c), Debian's in-tree ib_srpt
+# and ours, swapping the module between phases, and leaves the raw figures
+# under $BENCH_OUT/raw/<target>/ for tests/bench/report.py.
+#
+# Every phase uses the same fabric (rxe0 on veth0, 192.0.2.1, RDMA/CM port
+# 5555), the same login bytes and the same target configuration:
+#   GUID-named target port, TPG tpgt_1, lun_0 on an iblock backstore over
+#   null_blk (not memory backed: the backstore costs nothing and holds no
+#   pages, so I/O and memory figures are the transport's), one ACL named
+#   192.0.2.1 mapping lun_0, enabled, rdma_cm_port 5555. Both drivers name an
+#   RDMA/CM session by the initiator's IP address, so that one ACL admits
+#   every login from the guest, whatever its initiator port id: no demo mode
+#   is needed (the in-tree driver has none). Module parameters and TPG
+#   attributes stay at their defaults (in-tree and ours: srp_max_req_size
+#   8276, srp_sq_size 4096, srp_max_rsp_size 256; ours also
+#   max_channels_per_nexus 64, which only limits channels of one I_T nexus,
+#   and the storms use distinct nexuses).
+#
+# The login the tools send is ib_srp's default one: it_iu_len 8260, direct
+# and indirect descriptors, SINGLE, immediate data requested at offset 68
+# (56-byte RDMA/CM form). The floor gets exactly the same bytes.
+#
+# Environment: SRPT_ROOT, BENCH_OUT, BENCH_OURS (module path), BENCH_INTREE,
+# BENCH_TARGETS (default "floor intree ours"), BENCH_SEQ (sequential logins,
+# default 100), BENCH_SRP (ib_srp add/remove cycles, 12), BENCH_STORMS
+# ("16 64 256"), BENCH_MEM_N (64), BENCH_FIO_S (seconds per fio job, 8),
+# BENCH_PHASES (default "seq storm mem ib_srp fio").
+set -u
+. "$SRPT_ROOT/tests/vm/lib.sh"
+. "$SRPT_ROOT/tests/vm/srp.sh"
+
+OUT=${BENCH_OUT:?}
+TARGETS=${BENCH_TARGETS:-floor intree ours}
+SEQ=${BENCH_SEQ:-100}
+SRP_REPS=${BENCH_SRP:-12}
+STORMS=${BENCH_STORMS:-16 64 256}
+MEM_N=${BENCH_MEM_N:-64}
+FIO_S=${BENCH_FIO_S:-8}
+PHASES=${BENCH_PHASES:-seq storm mem ib_srp fio}
+TOOL=$SRPT_ROOT/build/tools/srp_initiator
+FLOOR=$SRPT_ROOT/build/bench/floor_server
+mkdir -p "$OUT/raw"
+
+say() { echo "bench: $(date -u +%T) $*"; }
+now_us() { local t=$EPOCHREALTIME; echo $((${t%.*} * 1000000 + 10#${t#*.})); }
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+settle() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 2; }
+# RC QPs that exist / are in RTS (initiator and target side both count).
+rc_qps() { rdma res show qp 2>/dev/null | grep -c ' type RC '; }
+rts_qps() { rdma res show qp 2>/dev/null | grep ' type RC ' | grep -c ' state RTS '; }
+# wait_qps N SECONDS: until at most N RC QPs exist (released channels).
+wait_qps() {
+	local end=$((SECONDS + $2))
+	while [ "$(rc_qps)" -gt "$1" ]; do
+		[ $SECONDS -lt $end ] || { say "still $(rc_qps) RC QPs after $2 s"; return 1; }
+		sleep 0.2
+	done
+}
+
+# ------------------------------------------------------------- the login bytes
+GUID=$(cat /sys/class/infiniband/$RXE/node_guid 2>/dev/null | tr -d :)
+setup() {
+	rxe_add || return 1
+	configfs_mount || return 1
+	GUID=$(srp_node_guid)
+	# Initiator port ids: 0x1000 + i || port GUID; the storms add i to the
+	# low 64 bits, so give each run its own range (no nexus is reused
+	# while the target may still hold it).
+	IPORT_HI=0000000000001000
+	TPORT=$GUID$GUID
+}
+LOGIN_OPTS="--it-iu-len 8260 --flags 0x80 --buf-fmt 0x06 --imm-offset 68"
+# The same 56 bytes as --login would send for index 0 (srp_initiator.c's
+# RDMA/CM form): tag, buf_fmt 0x0006, flags 0x80, opcode 0, it_iu_len 8260,
+# initiator port id, target port id, imm_data_offset 68, reserved.
+floor_req() {
+	printf '%s0006%s00%08x%s%s%04x%012x' 7465737400000000 80 8260 \
+		"$1" "$TPORT" 68 0
+}
+run_seq=0
+next_iport() { # a fresh initiator port id range per run
+	run_seq=$((run_seq + 1))
+	printf '%016x%s' $((0x100000 * run_seq)) "$(port_gid0 | cut -d: -f5-8 | tr -d :)"
+}
+# cli_argv: CLI_ARGV = the test initiator against 192.0.2.1:5555 with this
+# target's login bytes (--req for the floor, --login for SRP targets), from
+# a fresh initiator port id range. cli ARGS...: runs it.
+cli_argv() {
+	local ip
+	ip=$(next_iport)
+	CLI_ARGV=("$TOOL" --cm rdma --addr "$VETH0_IP" --port "$SRP_PORT")
+	if [ "$TARGET" = floor ]; then
+		CLI_ARGV+=(--req "$(floor_req "$ip")")
+	else
+		# shellcheck disable=SC2206
+		CLI_ARGV+=(--login "$ip" "$TPORT" $LOGIN_OPTS)
+	fi
+}
+cli() {
+	cli_argv
+	"${CLI_ARGV[@]}" "$@"
+}
+
+# ------------------------------------------------------------- targets
+FLOOR_PID=
+target_up() {
+	case "$TARGET" in
+	floor)
+		rm -f /tmp/floor.ready
+		"$FLOOR" --port "$SRP_PORT" --rsp-len 52 --ready /tmp/floor.ready \
+			>"$RAW/floor_server.out" 2>&1 &
+		FLOOR_PID=$!
+		for _ in $(seq 50); do [ -e /tmp/floor.ready ] && return 0; sleep 0.1; done
+		return 1 ;;
+	*)
+		[ "$TARGET" = ours ] && SRPT_MODULE=$BENCH_OURS || SRPT_MODULE=$BENCH_INTREE
+		export SRPT_MODULE
+		srpt_insmod || return 1
+		mkdir -p "$SRPT_CFS" || return 1
+		# null_blk, not memory backed (see the header); srp_target then
+		# puts the iblock backstore on /dev/nullb0.
+		modprobe null_blk nr_devices=1 gb=1 bs=512 queue_mode=2 memory_backed=0 || return 1
+		(srp_target "$(port_guid_name)" "$VETH0_IP" "") >"$RAW/target-setup.log" 2>&1 || return 1
+		grep -H . "$SRPT_CFS/$(port_guid_name)/tpgt_1/attrib/"* /sys/module/ib_srpt/parameters/* \
+			>"$RAW/config.txt" 2>/dev/null
+		modinfo -F filename "$SRPT_MODULE" >>"$RAW/config.txt"
+		modinfo -F srcversion "$SRPT_MODULE" >>"$RAW/config.txt" ;;
+	esac
+}
+target_down() {
+	case "$TARGET" in
+	floor)
+		kill "$FLOOR_PID" 2>/dev/null
+		wait "$FLOOR_PID" 2>/dev/null
+		cat "$RAW/floor_server.out" ;;
+	*)
+		srpt_unload ;;
+	esac
+}
+
+# ------------------------------------------------------------- phases
+# Sequential logins and logouts with the test initiator (no SCSI work).
+phase_seq() {
+	say "$TARGET: $SEQ sequential logins"
+	wait_qps 0 60
+	cli --count "$SEQ" >"$RAW/login_seq.txt" 2>&1
+	tail -n 1 "$RAW/login_seq.txt"
+}
+
+# ib_srp add_target (login + SCSI scan; the write returns after the scan)
+# and remove (until the remote port is gone and the target released its
+# QPs), one after the other.
+phase_ib_srp() {
+	local i t0 t1 g p
+	[ "$TARGET" = floor ] && return 0
+	say "$TARGET: $SRP_REPS ib_srp add_target/remove cycles"
+	srp_initiator_load
+	g=$GUID
+	: >"$RAW/srp_add_us.txt"
+	: >"$RAW/srp_remove_us.txt"
+	for i in $(seq "$SRP_REPS"); do
+		wait_qps 0 30 || break
+		t0=$(now_us)
+		if ! echo "id_ext=$g,ioc_guid=$g,dest=$VETH0_IP:$SRP_PORT" >"$SRP_SYSFS/add_target"; then
+			echo "add_target failed in cycle $i" >>"$RAW/errors.txt"
+			break
+		fi
+		t1=$(now_us)
+		echo $((t1 - t0)) >>"$RAW/srp_add_us.txt"
+		[ "$i" = 1 ] && cat /sys/class/scsi_host/host*/ch_count >"$RAW/srp_ch_count.txt" 2>/dev/null
+		t0=$(now_us)
+		for p in /sys/class/srp_remote_ports/port-*; do
+			[ -e "$p/delete" ] && echo 1 >"$p/delete"
+		done
+		while ls /sys/class/srp_remote_ports/ | grep -q .; do sleep 0.02; done
+		wait_qps 0 30
+		t1=$(now_us)
+		echo $((t1 - t0)) >>"$RAW/srp_remove_us.txt"
+	done
+	tail -n 3 "$RAW/srp_add_us.txt" | paste -sd ' '
+}
+
+# N logins at once from distinct initiator port ids (hold 0: each logs out
+# right after every login was answered).
+phase_storm() {
+	local n
+	for n in $STORMS; do
+		say "$TARGET: storm of $n"
+		wait_qps 0 120
+		cli --concurrent "$n" --timeout-ms 120000 >"$RAW/storm_$n.txt" 2>&1
+		tail -n 1 "$RAW/storm_$n.txt"
+	done
+	wait_qps 0 120
+}
+
+# Memory per live channel: MemAvailable and Slab with no channel, then with
+# MEM_N channels held open by one test initiator process, until it is told
+# to end the hold (SIGUSR1); it then disconnects each one (DREQ/DREP).
+# (Killing it instead is no clean logout: the kernel destroys ids whose
+# DREQ may never leave, and the exit waits out every id's time-wait.)
+phase_mem() {
+	local f=$RAW/mem.txt pid end k
+	say "$TARGET: memory with $MEM_N live channels"
+	wait_qps 0 120
+	settle
+	{
+		echo "channels=$MEM_N"
+		for k in MemAvailable MemFree Slab SUnreclaim VmallocUsed; do
+			echo "before_$k=$(meminfo $k)"
+		done
+	} >"$f"
+	# (Not through the function: $! must be the initiator's own PID.)
+	cli_argv
+	"${CLI_ARGV[@]}" --concurrent "$MEM_N" --hold-ms 3600000 --timeout-ms 120000 \
+		>"$RAW/mem_logins.txt" 2>&1 &
+	pid=$!
+	# Every login answered, then every QP of both sides in RTS.
+	end=$((SECONDS + 300))
+	until grep -q '^summary' "$RAW/mem_logins.txt" || [ $SECONDS -ge $end ]; do sleep 0.5; done
+	end=$((SECONDS + 60))
+	until [ "$(rts_qps)" -ge $((2 * MEM_N)) ] || [ $SECONDS -ge $end ]; do sleep 0.5; done
+	rdma res show qp >"$RAW/mem_qps.txt" 2>&1
+	settle
+	{
+		echo "live_rts_qps=$(rts_qps)"
+		for k in MemAvailable MemFree Slab SUnreclaim VmallocUsed; do
+			echo "during_$k=$(meminfo $k)"
+		done
+		[ "$TARGET" != ours ] || echo "debugfs_channels=$(srp_channels | wc -l)"
+	} >>"$f"
+	slabtop -o -s c 2>/dev/null | head -n 25 >"$RAW/mem_slabtop.txt"
+	kill -USR1 "$pid" 2>/dev/null
+	wait "$pid"
+	wait_qps 0 120
+	grep '^summary' "$RAW/mem_logins.txt"
+	paste -sd ' ' "$f"
+}
+
+# I/O through ib_srp (default login) with fio.
+phase_fio() {
+	local dev job
+	[ "$TARGET" = floor ] && return 0
+	say "$TARGET: fio, ${FIO_S}s per job"
+	wait_qps 0 60
+	srp_initiator_load
+	echo "id_ext=$GUID,ioc_guid=$GUID,dest=$VETH0_IP:$SRP_PORT" >"$SRP_SYSFS/add_target" || {
+		echo "fio: add_target failed" >>"$RAW/errors.txt"
+		return 1
+	}
+	dev=$(srp_disk) || { echo "fio: no disk" >>"$RAW/errors.txt"; return 1; }
+	for job in randread:4k:32 randwrite:4k:32 read:1m:8 write:1m:8; do
+		IFS=: read -r rw bs qd <<<"$job"
+		fio --name="$rw-$bs" --filename="$dev" --direct=1 --ioengine=libaio \
+			--rw="$rw" --bs="$bs" --iodepth="$qd" --numjobs=1 \
+			--runtime="$FIO_S" --ramp_time=1 --time_based --group_reporting \
+			--output-format=json --output="$RAW/fio_$rw-$bs.json" >/dev/null 2>&1 ||
+			echo "fio $rw $bs failed" >>"$RAW/errors.txt"
+	done
+	srp_logout
+	wait_qps 0 60
+}
+
+# ------------------------------------------------------------- main
+say "kernel $(uname -r), $(nproc) CPUs, $(meminfo MemTotal) kB"
+setup || { say "setup failed"; exit 1; }
+{
+	echo "kernel=$(uname -r)"
+	echo "cpus=$(nproc)"
+	echo "memtotal_kb=$(meminfo MemTotal)"
+	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "seq=$SEQ srp_reps=$SRP_REPS storms=${STORMS// /,} mem_n=$MEM_N fio_s=$FIO_S"
+	echo "login_opts=$LOGIN_OPTS"
+} >"$OUT/raw/meta.txt"
+kmsg_mark "bench start"
+st=0
+for TARGET in $TARGETS; do
+	RAW=$OUT/raw/$TARGET
+	mkdir -p "$RAW"
+	kmsg_mark "bench $TARGET"
+	say "=== $TARGET"
+	if ! target_up; then
+		say "$TARGET: could not be set up"
+		echo "setup failed" >>"$RAW/errors.txt"
+		st=1
+		target_down
+		continue
+	fi
+	for ph in $PHASES; do
+		"phase_$ph"
+	done
+	target_down || { say "$TARGET: teardown failed"; st=1; }
+	dmesg | awk -v m="srpt-vm-mark: bench $TARGET" 'on { print } index($0, m) { on = 1 }' \
+		>"$RAW/dmesg.txt"
+	kernel_reports <"$RAW/dmesg.txt" >"$RAW/kernel_reports.txt"
+	[ ! -s "$RAW/kernel_reports.txt" ] || { say "$TARGET: kernel reported:"; cat "$RAW/kernel_reports.txt"; }
+done
+say "done"
+exit $st

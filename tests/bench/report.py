@@ -1,0 +1,402 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn the raw output of one `make bench` guest run into the table.
+
+usage: report.py RUN_DIR [--json FILE] [--png FILE]
+
+RUN_DIR is build/bench/run: raw/meta.txt and raw/<target>/ for the targets
+floor, intree and ours (what tests/bench/guest.sh leaves there). Prints one
+table (ours, in-tree, floor, ours/in-tree, ours/floor) and the issue's goals
+with the measured ratio; writes the same as JSON, and a PNG of login latency
+versus concurrent logins when matplotlib is importable.
+
+Exit status 0 when every figure could be computed, 1 when some are missing
+(a phase failed: the table shows "-" there and the JSON null).
+"""
+import argparse
+import json
+import os
+import re
+import sys
+
+TARGETS = ("ours", "intree", "floor")
+RESOURCES = 0x00010001  # SRP_LOGIN_REJ: insufficient resources
+
+
+def pct(values, p):
+    """The p-th percentile, nearest rank (what the test initiator prints too)."""
+    if not values:
+        return None
+    v = sorted(values)
+    k = max(1, -(-len(v) * p // 100))  # ceil(n * p / 100)
+    return v[min(len(v), k) - 1]
+
+
+def median(values):
+    if not values:
+        return None
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def kv(text):
+    out = {}
+    for tok in (text or "").split():
+        if "=" in tok:
+            k, v = tok.split("=", 1)
+            out[k] = v
+    return out
+
+
+LOGIN_RE = re.compile(r"^login=(\d+) result=(\w+) cm_status=(-?\d+) latency_us=(\d+) reason=0x([0-9a-f]+)")
+
+
+def parse_logins(text):
+    """Per-login lines and the summary of the test initiator's output."""
+    if text is None:
+        return None
+    logins, summary = [], None
+    for line in text.splitlines():
+        m = LOGIN_RE.match(line)
+        if m:
+            logins.append({"result": m.group(2), "latency_us": int(m.group(4)),
+                           "reason": int(m.group(5), 16)})
+        elif line.startswith("summary "):
+            summary = {k: int(v) for k, v in kv(line).items() if v.isdigit()}
+    if not logins:
+        return None
+    return {"logins": logins, "summary": summary}
+
+
+def login_stats(parsed):
+    if not parsed:
+        return None
+    ok = [l["latency_us"] for l in parsed["logins"] if l["result"] == "established"]
+    res = {
+        "n": len(parsed["logins"]),
+        "established": len(ok),
+        "rejected": sum(1 for l in parsed["logins"] if l["result"] == "rejected"),
+        "rejected_resources": sum(1 for l in parsed["logins"]
+                                  if l["result"] == "rejected" and l["reason"] == RESOURCES),
+        "timeout": sum(1 for l in parsed["logins"] if l["result"] == "timeout"),
+        "other_failures": sum(1 for l in parsed["logins"]
+                              if l["result"] not in ("established", "rejected", "timeout")),
+        "median_us": median(ok),
+        "p99_us": pct(ok, 99),
+        "max_us": max(ok) if ok else None,
+        # The slowest answer of any kind (a rejection can be the slow one).
+        "slowest_us": max(l["latency_us"] for l in parsed["logins"]),
+    }
+    s = parsed.get("summary")
+    if s:
+        res["wall_us"] = s.get("wall_us")
+        # span: first REQ sent to last answer (the REQs of a storm leave
+        # together); wall also counts the initiator's own setup.
+        res["span_us"] = s.get("span_us")
+        if res["span_us"]:
+            res["logins_per_s"] = res["established"] / (res["span_us"] / 1e6)
+    return res
+
+
+def numbers(path):
+    text = read(path)
+    if text is None:
+        return None
+    v = [int(x) for x in text.split() if x.strip().isdigit()]
+    return v or None
+
+
+def us_stats(values):
+    if not values:
+        return None
+    return {"n": len(values), "median_us": median(values), "p99_us": pct(values, 99),
+            "max_us": max(values)}
+
+
+def mem_stats(path):
+    d = kv(read(path))
+    try:
+        n = int(d["channels"])
+        before_avail, during_avail = int(d["before_MemAvailable"]), int(d["during_MemAvailable"])
+        before_slab, during_slab = int(d["before_Slab"]), int(d["during_Slab"])
+    except (KeyError, ValueError):
+        return None
+    res = {
+        "channels": n,
+        "live_rts_qps": int(d.get("live_rts_qps", "0")),
+        "memavailable_kb_per_channel": (before_avail - during_avail) / n,
+        "slab_kb_per_channel": (during_slab - before_slab) / n,
+        "raw": d,
+    }
+    if "before_VmallocUsed" in d and "during_VmallocUsed" in d:
+        res["vmalloc_kb_per_channel"] = (int(d["during_VmallocUsed"]) - int(d["before_VmallocUsed"])) / n
+    return res
+
+
+def fio_stats(path, side):
+    text = read(path)
+    if not text:
+        return None
+    try:
+        j = json.loads(text[text.index("{"):])
+        job = j["jobs"][0][side]
+    except (ValueError, KeyError, IndexError):
+        return None
+    if job.get("io_bytes", 0) == 0:
+        return None
+    return {"iops": job["iops"], "mib_s": job["bw_bytes"] / 2**20,
+            "lat_p99_us": job.get("clat_ns", {}).get("percentile", {}).get("99.000000", 0) / 1000}
+
+
+def collect(run):
+    meta = kv(read(os.path.join(run, "raw", "meta.txt")))
+    storms = [int(x) for x in meta.get("storms", "").split(",") if x] if "storms" in meta else []
+    data = {}
+    for t in TARGETS:
+        raw = os.path.join(run, "raw", t)
+        if not os.path.isdir(raw):
+            data[t] = None
+            continue
+        d = {
+            "login_seq": login_stats(parse_logins(read(os.path.join(raw, "login_seq.txt")))),
+            "storm": {},
+            "mem": mem_stats(os.path.join(raw, "mem.txt")),
+        }
+        for f in sorted(os.listdir(raw)):
+            m = re.match(r"storm_(\d+)\.txt$", f)
+            if m:
+                d["storm"][int(m.group(1))] = login_stats(parse_logins(read(os.path.join(raw, f))))
+        if t != "floor":
+            d["srp_add"] = us_stats(numbers(os.path.join(raw, "srp_add_us.txt")))
+            d["srp_remove"] = us_stats(numbers(os.path.join(raw, "srp_remove_us.txt")))
+            d["srp_ch_count"] = (read(os.path.join(raw, "srp_ch_count.txt")) or "").split()
+            d["fio"] = {
+                "randread_4k": fio_stats(os.path.join(raw, "fio_randread-4k.json"), "read"),
+                "randwrite_4k": fio_stats(os.path.join(raw, "fio_randwrite-4k.json"), "write"),
+                "read_1m": fio_stats(os.path.join(raw, "fio_read-1m.json"), "read"),
+                "write_1m": fio_stats(os.path.join(raw, "fio_write-1m.json"), "write"),
+            }
+        d["errors"] = (read(os.path.join(raw, "errors.txt")) or "").strip().splitlines()
+        d["kernel_reports"] = (read(os.path.join(raw, "kernel_reports.txt")) or "").strip().splitlines()
+        data[t] = d
+    return meta, storms, data
+
+
+def get(d, *path):
+    for p in path:
+        if d is None:
+            return None
+        d = d.get(p) if isinstance(d, dict) else None
+    return d
+
+
+def rows(data):
+    """(metric, unit, better, {target: value}); better = 'low' or 'high'."""
+    out = []
+
+    def row(name, unit, better, fn, targets=TARGETS):
+        out.append((name, unit, better, {t: (fn(data[t]) if data.get(t) else None) for t in targets}))
+
+    ms = lambda v: None if v is None else v / 1000.0
+    row("login latency, median (test initiator, sequential)", "ms", "low",
+        lambda d: ms(get(d, "login_seq", "median_us")))
+    row("login latency, p99 (test initiator, sequential)", "ms", "low",
+        lambda d: ms(get(d, "login_seq", "p99_us")))
+    row("ib_srp add_target (login + SCSI scan), median", "ms", "low",
+        lambda d: ms(get(d, "srp_add", "median_us")), ("ours", "intree"))
+    row("ib_srp add_target (login + SCSI scan), p99", "ms", "low",
+        lambda d: ms(get(d, "srp_add", "p99_us")), ("ours", "intree"))
+    row("ib_srp remove (logout until released), median", "ms", "low",
+        lambda d: ms(get(d, "srp_remove", "median_us")), ("ours", "intree"))
+    storms = sorted({n for t in TARGETS if data.get(t) for n in data[t]["storm"]})
+    for n in storms:
+        row(f"storm {n}: logins/s", "1/s", "high", lambda d, n=n: get(d, "storm", n, "logins_per_s"))
+        row(f"storm {n}: median login", "ms", "low", lambda d, n=n: ms(get(d, "storm", n, "median_us")))
+        row(f"storm {n}: slowest login", "ms", "low", lambda d, n=n: ms(get(d, "storm", n, "slowest_us")))
+        row(f"storm {n}: rejected for resources", "logins", "low",
+            lambda d, n=n: get(d, "storm", n, "rejected_resources"))
+        row(f"storm {n}: not established (any reason)", "logins", "low",
+            lambda d, n=n: None if get(d, "storm", n) is None else
+            get(d, "storm", n, "n") - get(d, "storm", n, "established"))
+    row("memory per live channel: MemAvailable", "KiB", "low",
+        lambda d: get(d, "mem", "memavailable_kb_per_channel"))
+    row("memory per live channel: Slab", "KiB", "low", lambda d: get(d, "mem", "slab_kb_per_channel"))
+    row("memory per live channel: VmallocUsed", "KiB", "low", lambda d: get(d, "mem", "vmalloc_kb_per_channel"))
+    for key, label, field, unit in (("randread_4k", "fio 4 KiB random read, QD 32", "iops", "IOPS"),
+                                    ("randwrite_4k", "fio 4 KiB random write, QD 32", "iops", "IOPS"),
+                                    ("read_1m", "fio 1 MiB sequential read, QD 8", "mib_s", "MiB/s"),
+                                    ("write_1m", "fio 1 MiB sequential write, QD 8", "mib_s", "MiB/s")):
+        row(label, unit, "high", lambda d, key=key, field=field: get(d, "fio", key, field), ("ours", "intree"))
+    return out
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, int):
+        return str(v)
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def goals(data, storms):
+    """The issue's goals with what was measured."""
+    g = []
+    o, i, f = (data.get(t) for t in TARGETS)
+    lat = (get(o, "login_seq", "median_us"), get(i, "login_seq", "median_us"), get(f, "login_seq", "median_us"))
+    r = ratio(lat[0], lat[1])
+    g.append({"goal": "login latency <= 0.5x in-tree (median, test initiator)", "measured": r,
+              "target": 0.5, "met": None if r is None else r <= 0.5})
+    r = ratio(get(o, "srp_add", "median_us"), get(i, "srp_add", "median_us"))
+    g.append({"goal": "ib_srp login (+scan) latency <= 0.5x in-tree (median)", "measured": r,
+              "target": 0.5, "met": None if r is None else r <= 0.5})
+    r = ratio(lat[0], lat[2])
+    g.append({"goal": "login latency <= 1.3x the RDMA/CM floor (median)", "measured": r,
+              "target": 1.3, "met": None if r is None else r <= 1.3})
+    r = ratio(get(o, "mem", "memavailable_kb_per_channel"), get(i, "mem", "memavailable_kb_per_channel"))
+    g.append({"goal": "memory per live channel <= 0.2x in-tree (MemAvailable)", "measured": r,
+              "target": 0.2, "met": None if r is None else r <= 0.2})
+    big = max(storms) if storms else None
+    if big is not None:
+        s = get(o, "storm", big)
+        rej = None if s is None else s["rejected_resources"]
+        g.append({"goal": f"{big} concurrent logins, none rejected for resources",
+                  "measured": rej, "target": 0,
+                  "met": None if s is None else rej == 0,
+                  "note": None if s is None else
+                  f"{s['established']}/{s['n']} established, {s['rejected']} rejected, {s['timeout']} timed out"})
+    for key, field, label in (("randread_4k", "iops", "4 KiB random read IOPS"),
+                              ("randwrite_4k", "iops", "4 KiB random write IOPS"),
+                              ("read_1m", "mib_s", "1 MiB sequential read throughput"),
+                              ("write_1m", "mib_s", "1 MiB sequential write throughput")):
+        r = ratio(get(o, "fio", key, field), get(i, "fio", key, field))
+        g.append({"goal": f"{label} >= in-tree", "measured": r, "target": 1.0,
+                  "met": None if r is None else r >= 1.0})
+    return g
+
+
+def plot(data, storms, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    names = {"ours": "srpt-cxx", "intree": "in-tree ib_srpt", "floor": "RDMA/CM floor"}
+    for t in TARGETS:
+        d = data.get(t)
+        if not d:
+            continue
+        xs, med, worst = [], [], []
+        if get(d, "login_seq", "median_us") is not None:
+            xs.append(1)
+            med.append(d["login_seq"]["median_us"] / 1000)
+            worst.append(d["login_seq"]["p99_us"] / 1000)
+        for n in storms:
+            s = get(d, "storm", n)
+            if s and s["median_us"] is not None:
+                xs.append(n)
+                med.append(s["median_us"] / 1000)
+                worst.append(s["slowest_us"] / 1000)
+        if not xs:
+            continue
+        line, = ax.plot(xs, med, marker="o", label=f"{names[t]}: median")
+        ax.plot(xs, worst, marker="x", linestyle="--", color=line.get_color(),
+                label=f"{names[t]}: p99 (N=1) / slowest")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("logins at once (1 = sequential)")
+    ax.set_ylabel("login latency, REQ to REP (ms)")
+    ax.set_title("Login latency vs concurrent logins (QEMU TCG guest, Soft-RoCE)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    return True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("run")
+    ap.add_argument("--json")
+    ap.add_argument("--png")
+    a = ap.parse_args()
+    meta, _, data = collect(a.run)
+    storms = sorted({n for t in TARGETS if data.get(t) for n in data[t]["storm"]})
+    table = []
+    missing = 0
+    print(f"srpt-cxx benchmark, {meta.get('date', '?')}, guest kernel {meta.get('kernel', '?')}, "
+          f"{meta.get('cpus', '?')} vCPUs (QEMU TCG), {int(meta.get('memtotal_kb', 0)) // 1024} MiB")
+    print(f"repetitions: {meta.get('seq', '?')} sequential logins, {meta.get('srp_reps', '?')} ib_srp "
+          f"add/remove, storms of {meta.get('storms', '?')}, {meta.get('mem_n', '?')} live channels, "
+          f"fio {meta.get('fio_s', '?')} s per job")
+    print()
+    hdr = ("metric", "unit", "ours", "in-tree", "floor", "ours/in-tree", "ours/floor")
+    lines = []
+    for name, unit, better, v in rows(data):
+        r1, r2 = ratio(v.get("ours"), v.get("intree")), ratio(v.get("ours"), v.get("floor"))
+        table.append({"metric": name, "unit": unit, "better": better, "ours": v.get("ours"),
+                      "intree": v.get("intree"), "floor": v.get("floor"),
+                      "ours_over_intree": r1, "ours_over_floor": r2})
+        if v.get("ours") is None or v.get("intree") is None:
+            missing += 1
+        lines.append((name, unit, fmt(v.get("ours")), fmt(v.get("intree")),
+                      fmt(v.get("floor")) if "floor" in v else "n/a", fmt(r1),
+                      fmt(r2) if "floor" in v else "n/a"))
+    w = [max(len(str(x[i])) for x in [hdr] + lines) for i in range(len(hdr))]
+    print("| " + " | ".join(str(h).ljust(w[i]) for i, h in enumerate(hdr)) + " |")
+    print("|" + "|".join("-" * (w[i] + 2) for i in range(len(hdr))) + "|")
+    for ln in lines:
+        print("| " + " | ".join((str(x).ljust(w[i]) if i == 0 else str(x).rjust(w[i]))
+                                for i, x in enumerate(ln)) + " |")
+    print()
+    gl = goals(data, storms)
+    print("goals (issue 6):")
+    for g in gl:
+        state = "n/a" if g["met"] is None else ("MET" if g["met"] else "MISSED")
+        m = g["measured"]
+        ms = "-" if m is None else (str(m) if isinstance(m, int) else f"{m:.2f}x")
+        print(f"  {state:6} {g['goal']}: measured {ms}" + (f" ({g['note']})" if g.get("note") else ""))
+    for t in TARGETS:
+        d = data.get(t)
+        if d is None:
+            print(f"{t}: no data (phase did not run)")
+            missing += 1
+            continue
+        for e in d["errors"]:
+            print(f"{t}: error: {e}")
+        for k in d["kernel_reports"]:
+            print(f"{t}: kernel report: {k}")
+        if t != "floor" and d.get("srp_ch_count"):
+            print(f"{t}: ib_srp default login opened {d['srp_ch_count'][0]} channel(s) per add_target")
+    result = {"meta": meta, "table": table, "goals": gl, "targets": data}
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(result, f, indent=1, default=str)
+        print(f"\nJSON: {a.json}")
+    if a.png and plot(data, storms, a.png):
+        print(f"plot: {a.png}")
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
