@@ -1,4 +1,5 @@
 #!/bin/bash
+# case-timeout: 600
 # 40 sg_reset during I/O. ib_srp turns a device reset into an SRP_TSK_MGMT
 # LOGICAL UNIT RESET, which the target hands to the target core and answers
 # with response code 0x00: the reset succeeds without a reconnect. ib_srp
