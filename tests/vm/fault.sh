@@ -3,8 +3,8 @@
 # fault point with real logins. Sourced after lib.sh and srp.sh.
 #
 # A login is one SRP_LOGIN_REQ from a raw test initiator over the CM named by
-# FAULT_CM (rdma_cm: build/tools/srp_login; ib_cm: the IB/CM test initiator,
-# when it exists). fault_login prints the tool's one line:
+# FAULT_CM (rdma_cm: build/tools/srp_login; ib_cm: srp_initiator --cm ib,
+# which needs tests/vm/hostile.sh and ibcm.sh). fault_login prints one line:
 #   established rsp_flags=...   rejected status=N reason=0x...   error ...
 
 DBG=/sys/kernel/debug/ib_srpt
@@ -52,6 +52,23 @@ fault_login() {
 		# 60 s: without any answer the CM gives up well before (REQ timeouts).
 		timeout 60 "$FAULT_TOOL" "$VETH0_IP" "$SRP_PORT" "$FAULT_IID" "$guid" \
 			"${1:-multi}" 0
+		;;
+	ib_cm)
+		# srp_initiator through srpt_test_ibcm.ko (tests/vm/ibcm.sh), its
+		# line turned into srp_login's form.
+		local line flags=1 rsp
+		[ "${1:-multi}" = multi ] || flags=0
+		line=$(timeout 60 "$SRPT_ROOT/build/tools/srp_initiator" --cm ib \
+			--addr "$VETH0_IP" --service-id "$FAULT_GUID" --dev "$RXE" \
+			--login "$FAULT_IID" "$guid$guid" --flags "$flags" | grep '^login=0 ')
+		case "$(ti_field "$line" result)" in
+		established)
+			rsp=$(ti_field "$line" priv)
+			echo "established rsp_flags=0x${rsp:52:2}" ;;
+		rejected)
+			echo "rejected status=$(ti_field "$line" cm_status) reason=$(ti_field "$line" reason)" ;;
+		*) echo "error $line" ;;
+		esac
 		;;
 	*) fail "no test initiator for $FAULT_CM" ;;
 	esac
@@ -175,12 +192,18 @@ fault_warm_up() {
 # command slots, which keeps the allocation walk short); baseline taken.
 fault_target() {
 	local name t
-	name=$(port_guid_name)
+	FAULT_IID=$(srp_initiator_id 0x5a5a)
+	if [ "$FAULT_CM" = ib_cm ]; then
+		# IB/CM: GID-named port, ACL by initiator port id (tests/vm/hostile.sh).
+		name=$(port_gid_name)
+		srp_target "$name" "0x$FAULT_IID" no-enable
+	else
+		name=$(port_guid_name)
+		srp_target "$name" "$VETH0_IP" no-enable
+	fi
 	t=$SRPT_CFS/$name/tpgt_1
-	srp_target "$name" "$VETH0_IP" no-enable
 	run sh -c "echo 16 > $t/attrib/srp_sq_size"
 	run sh -c "echo 1 > $t/enable"
-	FAULT_IID=$(srp_initiator_id 0x5a5a)
 	FAULT_GUID=$(srp_node_guid)
 	fault_debugfs
 }
