@@ -64,7 +64,6 @@ uint32_t expected_answer(const Setting& s, const Bytes& priv, uint64_t service_g
   const uint8_t opcode = ib ? p[0] : p[11];
   const uint32_t it_iu_len = static_cast<uint32_t>(ib ? be(p + 16, 4) : be(p + 12, 4));
   const uint16_t buf_fmt = static_cast<uint16_t>(ib ? be(p + 24, 2) : be(p + 8, 2));
-  const uint8_t* i_port_id = ib ? p + 32 : p + 16;
   const uint8_t* t_port_id = ib ? p + 48 : p + 32;
   if (opcode != srp::kLoginReq) return srp::kRejUnableToEstablish;
   if (it_iu_len < 64 || it_iu_len > 8276) return srp::kRejIuTooLarge;
@@ -74,9 +73,11 @@ uint32_t expected_answer(const Setting& s, const Bytes& priv, uint64_t service_g
     return srp::kRejUnableToAssociate;
   if (s.port_num != 1 || !s.tpg_enabled) return srp::kRejInsufficientResources;
   // The TPG (of a GUID-named target port) admits the standard initiator's
-  // session names: its port GUID (IB/CM: the low half of the initiator port
-  // id), its source address (RDMA/CM).
-  const bool admitted = s.acl && (!ib || be(i_port_id + 8, 8) == kInitiatorGuid);
+  // session names: its port GUID (IB/CM: the interface id of the GID the
+  // REQ came from, which the fixture always sends as kInitiatorGuid, never
+  // the login's port id, which an initiator can forge), its source address
+  // (RDMA/CM).
+  const bool admitted = s.acl;
   if (!admitted) return srp::kRejChannelLimitReached;
   return kAccept;
 }

@@ -17,8 +17,8 @@
 //                  3  a receive completes with an error
 //                  4  the initiator disconnects (DREQ)
 // "Settles": the target core answers every command (write_pending for
-// data-out, then queue_data_in or queue_status), sends complete, queued
-// work runs.
+// data-out, then queue_data_in or queue_status) and task management
+// request (queue_tm_rsp), sends complete, queued work runs.
 //
 // After the records, everything settles and then, besides the fixture's
 // teardown checks (THE OWNERSHIP RULE, no leak, no bug report, no contract
@@ -132,6 +132,18 @@ class SrpIuFuzz : public LoginTest {
   // command it holds was already answered (or waits for its RDMA reads).
   bool TargetCoreStep() {
     srpt_k_qp* qp = Qp(o_);
+    // Task management requests: the target core carries each out and
+    // answers it (queue_tm_rsp), "function complete" or, with bit 3,
+    // "rejected".
+    for (const fake::TmfSubmission& t : fake::tmf_submissions()) {
+      srpt_k_cmd* cmd = t.cmd;
+      if (cmd->qp != qp || !cmd->active || !cmd->is_tmf ||
+          cmd->phase != srpt_k_cmd::Phase::Submitted)
+        continue;
+      fake::answer_tmf(cmd, check_condition_ ? SRPT_TMF_RESULT_REJECTED
+                                              : SRPT_TMF_RESULT_COMPLETE);
+      return true;
+    }
     for (const fake::Submission& s : fake::submissions()) {
       srpt_k_cmd* cmd = s.cmd;
       if (cmd->qp != qp || !cmd->active) continue;
