@@ -207,8 +207,12 @@ ti_channel_limit() {
 ti_stream() {
 	local cm=$1 out=$2
 	shift 2
-	ti_bg "$out" "$cm" --login "$(ti_initiator_port_id)" "$(ti_target_port_id)" \
-		--count 100000 --timeout-ms 10000 "$@"
+	# One I_T nexus throughout (the IB/CM ACL names one port id; --login
+	# with --count would step the port id per login), MULTI, so that it
+	# leaves other channels of the nexus alone.
+	local req
+	req=$(ti "$cm" --login "$(ti_initiator_port_id)" "$(ti_target_port_id)" --flags 1 --dump)
+	ti_bg "$out" "$cm" --req "$req" --count 100000 --timeout-ms 10000 "$@"
 }
 # ti_stream_stop OUT: ends the stream started by ti_stream; logs its counts.
 ti_stream_stop() {
@@ -256,9 +260,12 @@ ti_races() {
 	srp_wait_channels 0
 
 	# The device goes away under a stream of logins with live channels.
-	ti_bg "$TMPDIR/held.out" "$cm" --login "$(ti_initiator_port_id 7)" "$(ti_target_port_id)" \
-		--flags 1 --hold-ms 60000 --concurrent 4
+	# Four MULTI channels of the admitted nexus, held.
+	ti_bg "$TMPDIR/held.out" "$cm" --hold-ms 60000 --concurrent 4 --req \
+		"$(ti "$cm" --login "$(ti_initiator_port_id)" "$(ti_target_port_id)" --flags 1 --dump)"
 	i=$TI_PID
+	for s in $(seq 100); do [ "$(srp_channels | grep -c ' live ')" -ge 4 ] && break; sleep 0.1; done
+	[ "$(srp_channels | grep -c ' live ')" -ge 4 ] || fail "$cm: 4 held channels not live: $(cat "$TMPDIR/held.out")"
 	ti_stream "$cm" "$out"
 	sleep 2
 	# rxe cannot disassociate userspace verbs contexts, so the removal
