@@ -108,17 +108,11 @@ struct ti_conn *ti_ib_login(const struct ti_login *in, struct ti_outcome *out)
 
 void ti_ib_finish(struct ti_conn *c)
 {
-	struct timespec ts;
-
 	if (!c)
 		return;
 	/* Hold only what was established: RTU'd, no-RTU or vanished. */
-	if (c->fd >= 0 && c->established && c->hold_ms) {
-		ts.tv_sec = c->hold_ms / 1000;
-		ts.tv_nsec = (long)(c->hold_ms % 1000) * 1000000;
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-			;
-	}
+	if (c->fd >= 0 && c->established && c->hold_ms)
+		ti_hold(c->hold_ms);
 	/* The module sends the DREQ (disconnect) and destroys everything. */
 	if (c->fd >= 0)
 		close(c->fd);

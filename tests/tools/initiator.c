@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The test initiator's dispatch to its back ends (initiator.h). */
 #include <signal.h>
+#include <stdint.h>
+#include <time.h>
 
 #include "initiator.h"
 
@@ -32,4 +34,23 @@ void ti_finish(struct ti_conn *c)
 		ti_ib_finish(c);
 	else
 		ti_rdma_finish(c);
+}
+
+void ti_hold(unsigned int ms)
+{
+	struct timespec now, tick = { .tv_sec = 0, .tv_nsec = 20000000L };
+	uint64_t end, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	end = (uint64_t)now.tv_sec * 1000000000u + now.tv_nsec +
+	      (uint64_t)ms * 1000000u;
+	while (!ti_hold_over()) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		t = (uint64_t)now.tv_sec * 1000000000u + now.tv_nsec;
+		if (t >= end)
+			break;
+		if (end - t < 20000000u)
+			tick.tv_nsec = (long)(end - t);
+		nanosleep(&tick, NULL);
+	}
 }

@@ -86,6 +86,8 @@ void ti_finish(struct ti_conn *c);
 int ti_hold_over(void);
 /* Ends every hold from now on; async-signal-safe. */
 void ti_end_holds(void);
+/* Holds a connection for `ms`, or less once ti_hold_over(). */
+void ti_hold(unsigned int ms);
 
 /*
  * RDMA/CM only, after TI_ESTABLISHED: sends the RTU now (ti_finish() then

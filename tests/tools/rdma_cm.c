@@ -235,23 +235,6 @@ out:
 	return c;
 }
 
-/* Holds for `ms`, or less when ti_hold_over() says the hold is over. */
-static void sleep_ms(unsigned int ms)
-{
-	uint64_t end = now_ns() + (uint64_t)ms * 1000000u;
-
-	while (!ti_hold_over()) {
-		uint64_t now = now_ns(), left = now < end ? end - now : 0;
-		struct timespec ts = { .tv_sec = 0, .tv_nsec = 20000000L };
-
-		if (!left)
-			break;
-		if (left < 20000000u)
-			ts.tv_nsec = (long)left;
-		nanosleep(&ts, NULL);
-	}
-}
-
 /*
  * RTU: our QP to RTR with its receive buffers posted (the target may send
  * as soon as it sees the RTU), to RTS, then librdmacm's rdma_establish().
@@ -350,14 +333,14 @@ void ti_rdma_finish(struct ti_conn *c)
 		switch (c->in.after) {
 		case TI_AFTER_DISCONNECT:
 			if (!send_rtu(c)) {
-				sleep_ms(c->in.hold_ms);
+				ti_hold(c->in.hold_ms);
 				disconnect(c);
 			}
 			break;
 		case TI_AFTER_NO_RTU:
 			/* The id's destruction answers the REP with a REJ,
 			 * unless the target timed out first. */
-			sleep_ms(c->in.hold_ms);
+			ti_hold(c->in.hold_ms);
 			break;
 		case TI_AFTER_REJECT_REP:
 			rdma_reject(c->id, NULL, 0);
@@ -366,7 +349,7 @@ void ti_rdma_finish(struct ti_conn *c)
 			/* Never answer a DREQ: the DREP only goes out when
 			 * the id is destroyed below. */
 			if (!send_rtu(c))
-				sleep_ms(c->in.hold_ms);
+				ti_hold(c->in.hold_ms);
 			break;
 		}
 	}

@@ -133,6 +133,17 @@ ti_login_table() {
 	srp_wait_channels 0
 }
 
+# ti_wait_channel STATE: until a channel in STATE is listed (30 s).
+ti_wait_channel() {
+	local i
+	for i in $(seq 300); do
+		srp_channels | grep -q " $1 " && return 0
+		sleep 0.1
+	done
+	srp_channels
+	return 1
+}
+
 # ti_after_rep CM: what the initiator does after the REP. Each login's
 # channel must be released whatever the initiator does; the times it takes
 # are logged.
@@ -146,12 +157,13 @@ ti_after_rep() {
 	ti_expect "$cm reject-rep" established - "$cm" --login "$iid" "$tid" --after reject-rep
 	srp_wait_channels 0
 
-	# No RTU for 2 s; the channel waits in "connecting", then the id's
-	# destruction rejects the REP.
-	ti_bg "$TMPDIR/no-rtu.out" "$cm" --login "$iid" "$tid" --after no-rtu --hold-ms 2000
+	# No RTU: the channel waits in "connecting" until the initiator's id
+	# goes (SIGUSR1 ends the hold; its destruction rejects the REP) or, over
+	# IB/CM, the target's REP times out first.
+	ti_bg "$TMPDIR/no-rtu.out" "$cm" --login "$iid" "$tid" --after no-rtu --hold-ms 120000
 	pid=$TI_PID
-	sleep 1
-	srp_channels | grep -q connecting || { srp_channels; fail "$cm no-rtu: no connecting channel"; }
+	ti_wait_channel connecting || fail "$cm no-rtu: no connecting channel"
+	kill -USR1 "$pid"
 	wait "$pid" || fail "$cm no-rtu: $(cat "$TMPDIR/no-rtu.out")"
 	srp_wait_channels 0
 
@@ -160,8 +172,7 @@ ti_after_rep() {
 	# after the CM's DREQ timeout.
 	ti_bg "$TMPDIR/vanish.out" "$cm" --login "$iid" "$tid" --after vanish --hold-ms 120000
 	pid=$TI_PID
-	for s in $(seq 100); do srp_channels | grep -q " live " && break; sleep 0.1; done
-	srp_channels | grep -q " live " || fail "$cm vanish: no live channel"
+	ti_wait_channel live || fail "$cm vanish: no live channel"
 	s=$(date +%s%N)
 	run timeout 20 sh -c "echo 0 > $t/enable"
 	log "$cm vanish: TPG disable took $((($(date +%s%N) - s) / 1000000)) ms"
@@ -174,10 +185,13 @@ ti_after_rep() {
 
 	# Two SINGLE logins of one I_T nexus at once: one channel survives.
 	req=$(ti "$cm" --login "$iid" "$tid" --dump)
-	ti_bg "$TMPDIR/single.out" "$cm" --req "$req" --concurrent 2 --hold-ms 3000
+	ti_bg "$TMPDIR/single.out" "$cm" --req "$req" --concurrent 2 --hold-ms 120000
 	pid=$TI_PID
-	sleep 2
+	# The summary line comes once both logins are answered.
+	for s in $(seq 300); do grep -q '^summary' "$TMPDIR/single.out" && break; sleep 0.1; done
+	grep -q '^summary' "$TMPDIR/single.out" || fail "$cm SINGLE race: no answers in 30 s"
 	srp_wait_channels 1
+	kill -USR1 "$pid"
 	wait "$pid"
 	log "$cm SINGLE race: $(grep -c result=established "$TMPDIR/single.out") of 2 established"
 	grep -q result=established "$TMPDIR/single.out" || fail "$cm SINGLE race: none established"
@@ -192,11 +206,11 @@ ti_channel_limit() {
 	local cm=$1 iid tid pid
 	iid=$(ti_initiator_port_id)
 	tid=$(ti_target_port_id)
-	ti_bg "$TMPDIR/first.out" "$cm" --login "$iid" "$tid" --flags 1 --hold-ms 4000
+	ti_bg "$TMPDIR/first.out" "$cm" --login "$iid" "$tid" --flags 1 --hold-ms 120000
 	pid=$TI_PID
-	sleep 2
-	srp_wait_channels 1
+	ti_wait_channel live || fail "$cm channel limit: the first MULTI login is not live"
 	ti_expect "$cm channel limit" rejected 0x00010006 "$cm" --login "$iid" "$tid" --flags 1
+	kill -USR1 "$pid"
 	wait "$pid" || fail "$cm first MULTI login: $(cat "$TMPDIR/first.out")"
 	srp_wait_channels 0
 }
