@@ -50,3 +50,18 @@ class FuzzFixture : public Fixture {
 // Called once from LLVMFuzzerInitialize: gtest's own set-up, so its
 // assertion macros can be used outside RUN_ALL_TESTS().
 void InitFuzzHarness(int* argc, char*** argv);
+
+// One fuzz input through `Fixture`: full set-up, Run(data, size), full
+// teardown; every failed check on the way aborts with the input reported.
+template <class Fixture>
+int RunFuzzCase(const uint8_t* data, size_t size) {
+  FuzzCase fc;
+  {
+    FuzzFixture<Fixture> t;
+    t.Up();
+    if (fc.ok()) t.Run(data, size);
+    t.Down();
+  }
+  fc.Finish(data, size);
+  return 0;
+}

@@ -213,13 +213,5 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  FuzzCase fc;
-  {
-    FuzzFixture<LoginFuzz> t;
-    t.Up();
-    if (fc.ok()) t.Run(data, size);
-    t.Down();
-  }
-  fc.Finish(data, size);
-  return 0;
+  return RunFuzzCase<LoginFuzz>(data, size);
 }

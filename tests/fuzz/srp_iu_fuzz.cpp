@@ -243,13 +243,5 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  FuzzCase fc;
-  {
-    FuzzFixture<SrpIuFuzz> t;
-    t.Up();
-    if (fc.ok()) t.Run(data, size);
-    t.Down();
-  }
-  fc.Finish(data, size);
-  return 0;
+  return RunFuzzCase<SrpIuFuzz>(data, size);
 }
