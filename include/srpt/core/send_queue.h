@@ -9,10 +9,10 @@
 // exceeds the whole depth is answered CHECK CONDITION with a log line.
 //
 // Depth costs device memory for the channel's lifetime: rxe allocates
-// every send queue entry up front, about 1 KiB per work request once its
-// RDMA contexts are counted. in-tree ib_srpt takes srp_sq_size (4096)
-// regardless, which is most of its memory per channel; here srp_sq_size
-// only caps the depth.
+// every send queue entry up front (measured: about 0.6 KiB each, in a
+// power-of-two number of entries). in-tree ib_srpt takes srp_sq_size
+// (4096) regardless, which is most of its memory per channel; here
+// srp_sq_size only caps the depth.
 #pragma once
 
 #include <srpt/core/srp_cmd.h>
