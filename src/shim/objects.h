@@ -71,8 +71,7 @@ int srpt_shim_modify_qp(struct srpt_k_qp *qp, struct ib_qp_attr *attr,
 struct srpt_k_ring_entry {
 	struct ib_cqe cqe;		/* .done: recv or send completion */
 	struct srpt_k_ring *ring;
-	void *raw;			/* what kmalloc returned */
-	void *buf;			/* the IU, inside raw (see align_at) */
+	void *buf;			/* the IU, inside one of ring->chunks */
 	u64 dma;
 	u32 index;
 };
@@ -84,6 +83,8 @@ struct srpt_k_ring {
 	u32 size;
 	enum srpt_ring_dir dir;
 	enum dma_data_direction dma_dir;
+	void **chunks;			/* what kmalloc returned, n_chunks */
+	u32 n_chunks;
 	struct srpt_k_ring_entry ent[];
 };
 

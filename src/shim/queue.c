@@ -268,19 +268,29 @@ static void srpt_k_send_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_core_send_done(qp->ctx, ent->index, wc->status == IB_WC_SUCCESS);
 }
 
-static void srpt_k_ring_unmap(struct srpt_k_ring *ring, u32 count)
+static void srpt_k_ring_free(struct srpt_k_ring *ring, u32 mapped)
 {
 	u32 i;
 
-	for (i = 0; i < count; i++) {
+	for (i = mapped; i-- > 0;)
 		ib_dma_unmap_single(ring->ib_dev, ring->ent[i].dma, ring->size,
 				    ring->dma_dir);
-		srpt_shim_kfree(ring->ent[i].raw);
-	}
+	for (i = ring->n_chunks; i-- > 0;)
+		srpt_shim_kfree(ring->chunks[i]);
+	srpt_shim_kfree(ring->chunks);
+	srpt_shim_kfree(ring);
 }
 
 /* Slack for placing the IU so that buf + align_at is 512-byte aligned. */
 #define SRPT_RING_ALIGN 512
+/*
+ * Buffers are carved out of chunks of at most this size, the largest
+ * allocation the page allocator still treats as cheap (order 3), and each
+ * is DMA-mapped on its own. Allocated one by one, an IU of ib_srp's default
+ * 8260 bytes (plus alignment) would cost a 16 KiB allocation; three share a
+ * 32 KiB chunk instead.
+ */
+#define SRPT_RING_CHUNK (PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER)
 
 int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 		       uint32_t size, uint32_t align_at, enum srpt_ring_dir dir,
@@ -288,13 +298,24 @@ int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 {
 	size_t lead = align_at ? (SRPT_RING_ALIGN - align_at % SRPT_RING_ALIGN) %
 					 SRPT_RING_ALIGN : 0;
+	size_t slack = align_at ? SRPT_RING_ALIGN : 0;
+	size_t stride, per_chunk;
 	struct srpt_k_ring *ring;
 	u32 i;
 	int ret;
 
-	if (!count || !size ||
+	if (!count || !size || size > SZ_1M ||
 	    (dir != SRPT_RING_RECV && dir != SRPT_RING_SEND))
 		return -EINVAL;
+	/*
+	 * Buffers the device writes never share a cache line with another
+	 * buffer (non-coherent DMA invalidates whole lines); aligned rings
+	 * keep every buffer's align_at offset on a 512-byte boundary.
+	 */
+	stride = ALIGN(lead + size, align_at ? SRPT_RING_ALIGN :
+					       dma_get_cache_alignment());
+	per_chunk = stride + slack <= SRPT_RING_CHUNK ?
+		    (SRPT_RING_CHUNK - slack) / stride : 1;
 
 	ring = srpt_shim_kmalloc(struct_size(ring, ent, count),
 				  GFP_KERNEL | __GFP_ZERO);
@@ -307,37 +328,50 @@ int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 	ring->size = size;
 	ring->dir = dir;
 	ring->dma_dir = dir == SRPT_RING_RECV ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	ring->chunks = srpt_shim_kmalloc(array_size(DIV_ROUND_UP(count, per_chunk),
+						    sizeof(*ring->chunks)),
+					 GFP_KERNEL | __GFP_ZERO);
+	if (!ring->chunks) {
+		srpt_shim_kfree(ring);
+		return -ENOMEM;
+	}
 
 	for (i = 0; i < count; i++) {
 		struct srpt_k_ring_entry *ent = &ring->ent[i];
+		size_t slot = i % per_chunk;
+		u8 *base;
 
+		if (slot == 0) {
+			size_t n = min_t(size_t, per_chunk, count - i);
+
+			base = srpt_shim_kmalloc(n * stride + slack, GFP_KERNEL);
+			if (!base) {
+				ret = -ENOMEM;
+				goto err_free;
+			}
+			ring->chunks[ring->n_chunks++] = base;
+		}
+		base = ring->chunks[ring->n_chunks - 1];
+		if (align_at)
+			base = PTR_ALIGN(base, SRPT_RING_ALIGN);
 		ent->ring = ring;
 		ent->index = i;
 		ent->cqe.done = dir == SRPT_RING_RECV ? srpt_k_recv_done :
 							srpt_k_send_done;
-		ent->raw = srpt_shim_kmalloc(size + (align_at ? 2 * SRPT_RING_ALIGN : 0),
-					     GFP_KERNEL);
-		if (!ent->raw) {
-			ret = -ENOMEM;
-			goto err_unmap;
-		}
-		ent->buf = align_at ? PTR_ALIGN(ent->raw, SRPT_RING_ALIGN) + lead :
-				      ent->raw;
+		ent->buf = base + slot * stride + lead;
 		ent->dma = ib_dma_map_single(ring->ib_dev, ent->buf, size,
 					     ring->dma_dir);
 		if (ib_dma_mapping_error(ring->ib_dev, ent->dma)) {
-			srpt_shim_kfree(ent->raw);
 			ret = -ENOMEM;
-			goto err_unmap;
+			goto err_free;
 		}
 	}
 
 	*out = ring;
 	return 0;
 
-err_unmap:
-	srpt_k_ring_unmap(ring, i);
-	srpt_shim_kfree(ring);
+err_free:
+	srpt_k_ring_free(ring, i);
 	return ret;
 }
 
@@ -357,8 +391,7 @@ void srpt_k_ring_destroy(struct srpt_k_ring *ring)
 	 * drained and destroyed), and the device is still registered with
 	 * the core, so the DMA mappings are still valid to undo.
 	 */
-	srpt_k_ring_unmap(ring, ring->count);
-	srpt_shim_kfree(ring);
+	srpt_k_ring_free(ring, ring->count);
 }
 
 int srpt_k_post_recv(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
