@@ -26,10 +26,10 @@ struct srpt_qp_params {
 	 * completions of this QP the CQ must hold (the initiator's credits).
 	 */
 	uint32_t recv_depth;
-	/* Non-NULL: the QP takes its receives from this SRQ, has no RQ. */
-	struct srpt_k_srq *srq;
 	void *ctx;		/* the channel, for completions and QP events */
 	uint16_t pkey;		/* IB/CM: the login's (srpt_login_event.pkey) */
+	/* Non-NULL: the QP takes its receives from this SRQ, has no RQ. */
+	struct srpt_k_srq *srq;
 };
 
 /*
