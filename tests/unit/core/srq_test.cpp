@@ -129,6 +129,19 @@ TEST_F(SrqTest, AClosingChannelGivesEveryBufferBack) {
   EXPECT_EQ(1u, fake::live_srqs()) << "the device keeps it while use_srq is on";
 }
 
+TEST_F(SrqTest, IusWaitingForTheRtuGoBackWhenTheChannelCloses) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = Login(GoodReq(SRPT_CM_RDMA));
+  ExpectAccepted(o);
+  for (int i = 0; i < 3; i++) Receive(o, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_EQ(3u, Snap(o).waiting);
+  fake::cm_event(o.id, SRPT_CM_EV_REJECTED);
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  EXPECT_TRUE(fake::submissions().empty());
+  EXPECT_EQ(kSrqSize, SrqPosted()) << "the release work gave the waiting IUs back";
+}
+
 TEST_F(SrqTest, IusBeyondTheCreditsCloseTheChannel) {
   ASSERT_EQ(0, SetUseSrq("1"));
   const Outcome o = Login(GoodReq(SRPT_CM_IB));
