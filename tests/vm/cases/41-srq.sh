@@ -25,7 +25,11 @@ srp_target "$(port_guid_name)" "$VETH0_IP"
 assert_eq "$(cat "$(srq_attr)")" 0 "use_srq default"
 assert_eq "$(srq_count)" 0 "SRQs before use_srq"
 kmsg_mark "41 on"
+mem_settle
+slab0=$(meminfo Slab)
 srq_set 1
+mem_settle
+log "Slab with the SRQ: +$(($(meminfo Slab) - slab0)) kB"
 assert_eq "$(srq_count)" 1 "SRQs with use_srq=1"
 expect_dmesg_since "41 on" "shared receive queue of 4095 buffers of 8276 bytes" "SRQ made"
 [ -z "$base_srq" ] || assert_eq "$(rxe_srqs)" $((base_srq + 1)) "rxe0 SRQs with use_srq=1"
