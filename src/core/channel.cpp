@@ -80,9 +80,7 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
 
   *failed_step = "queue pair";
   srpt_qp_params qp{};
-  // srp_sq_size work requests (as in-tree), never fewer than one response
-  // per slot; the shim lowers it to what the device allows.
-  qp.send_depth = cfg.sq_size > cfg.slots ? cfg.sq_size : cfg.slots;
+  qp.send_depth = send_queue_depth(cfg.slots, cfg.sq_size);
   qp.recv_depth = depth;
   qp.srq = cfg.srq ? cfg.srq->ksrq() : nullptr;
   qp.pkey = cfg.pkey;

@@ -9,10 +9,14 @@
  * ring entry that embeds the ib_cqe.
  *
  * Queue sizes: besides the core's send_depth and recv_depth, each queue gets
- * one slot for the drain work request of ib_drain_qp(), and rdma_rw adds the
- * send queue slots its contexts need (cap.max_rdma_ctxs). The CQ holds a
- * completion for every work request the QP can hold, because a QP in the
- * error state flushes them all, signalled or not.
+ * one slot for the drain work request of ib_drain_qp(). The core counts
+ * every work request it posts, RDMA ones included (rdma_rw_ctx_init()
+ * returns how many a context takes), so the send queue is made to hold
+ * send_depth + 1 in all: rdma_rw_init_qp() adds factor x max_rdma_ctxs
+ * slots to cap.max_send_wr by itself, and those are taken out of what is
+ * asked for here rather than added on top. The CQ holds a completion for
+ * every work request the QP can hold, because a QP in the error state
+ * flushes them all, signalled or not.
  */
 #include <linux/overflow.h>
 #include <linux/slab.h>
@@ -83,7 +87,7 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 {
 	struct ib_device *ib_dev = kdev->ib_dev;
 	struct ib_qp_init_attr init = {};
-	u32 send_wr, recv_wr, rdma_wr, factor, max_depth;
+	u32 send_wr, recv_wr, rdma_ctxs, factor, max_depth;
 	struct srpt_k_qp *qp;
 	int ret;
 
@@ -104,26 +108,30 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	qp->pkey = params->pkey;
 	qp->ctx = params->ctx;
 
-	/*
-	 * The send queue holds send_depth work requests, plus what rdma_rw
-	 * adds per context (factor each), plus the drain request: lower
-	 * send_depth until that fits the device.
-	 */
-	factor = rdma_rw_max_send_wr(ib_dev, port_num, 1, 0);
-	max_depth = ((u32)ib_dev->attrs.max_qp_wr - 1) / (1 + factor);
+	/* + 1: the drain request; lowered to what the device allows. */
+	max_depth = (u32)ib_dev->attrs.max_qp_wr - 1;
 	if (params->send_depth > max_depth)
 		params->send_depth = max_depth;
-	/* + 1 each: the drain work requests of ib_drain_qp(). */
-	rdma_wr = rdma_rw_max_send_wr(ib_dev, port_num, params->send_depth, 0);
 	/*
-	 * With an SRQ the CQ still gets this QP's receive completions, as many
-	 * as the initiator has credits (recv_depth); the QP has no RQ, and
-	 * ib_drain_qp() drains only its SQ.
+	 * rdma_rw reserves `factor` send slots per context (1, or 3 with
+	 * memory registration, whose MR pool has one MR per context). The
+	 * contexts get the depth's worth of slots, the remainder and the
+	 * drain request come from cap.max_send_wr.
 	 */
-	if (check_add_overflow(params->send_depth, 1U, &send_wr) ||
-	    check_add_overflow(params->recv_depth, 1U, &recv_wr) ||
-	    check_add_overflow(send_wr, recv_wr, &qp->cq_size) ||
-	    check_add_overflow(qp->cq_size, rdma_wr, &qp->cq_size)) {
+	factor = rdma_rw_max_send_wr(ib_dev, port_num, 1, 0);
+	if (WARN_ON_ONCE(!factor)) {
+		ret = -EINVAL;
+		goto err_free;
+	}
+	rdma_ctxs = params->send_depth / factor;
+	send_wr = params->send_depth - rdma_ctxs * factor + 1;
+	/*
+	 * + 1: the receive drain request. With an SRQ the CQ still gets this
+	 * QP's receive completions, as many as the initiator has credits
+	 * (recv_depth); the QP has no RQ, and ib_drain_qp() drains only its SQ.
+	 */
+	if (check_add_overflow(params->recv_depth, 1U, &recv_wr) ||
+	    check_add_overflow(params->send_depth + 1, recv_wr, &qp->cq_size)) {
 		ret = -EINVAL;
 		goto err_free;
 	}
@@ -146,7 +154,7 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	init.sq_sig_type = IB_SIGNAL_REQ_WR;
 	init.qp_type = IB_QPT_RC;
 	init.cap.max_send_wr = send_wr;
-	init.cap.max_rdma_ctxs = params->send_depth;
+	init.cap.max_rdma_ctxs = rdma_ctxs;
 	init.cap.max_send_sge = min_t(u32, ib_dev->attrs.max_send_sge,
 				      SRPT_K_MAX_SEND_SGE);
 	if (params->srq) {

@@ -42,6 +42,7 @@
 #include <srpt/core/initiator_name.h>
 #include <srpt/core/login_policy.h>
 #include <srpt/core/port.h>
+#include <srpt/core/send_queue.h>
 #include <srpt/core/srp_wire.h>
 #include <srpt/core/srq.h>
 #include <srpt/rt/list.h>
@@ -81,7 +82,7 @@ class Channel : public RefCounted<Channel> {
     u16 pkey;           // IB/CM: the P_Key of the login, for the QP
     LoginGrant grant;
     u32 slots;          // command slots = send ring size
-    u32 sq_size;        // send-queue work requests (srp_sq_size)
+    u32 sq_size;        // srp_sq_size: caps the send-queue depth
     u32 send_buf_size;  // one response IU
     u8 i_port_id[16];
     u8 t_port_id[16];

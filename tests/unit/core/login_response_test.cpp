@@ -3,11 +3,13 @@
 // (immediate data, credits, IU sizes) and what it does to other channels of
 // the same I_T nexus (SINGLE replaces them, MULTI keeps them).
 #include <srpt/abi/fabric.h>
+#include <srpt/core/send_queue.h>
 
 #include "../harness/login_test.h"
 
 namespace {
 
+using srpt::kMaxCommandWrs;
 using srpt::srp::kRspImmedSupported;
 using srpt::srp::kRspMaintained;
 using srpt::srp::kRspNoChan;
@@ -71,7 +73,8 @@ TEST_F(LoginResponseTest, TheGrantSizesTheChannel) {
   srpt_k_qp* qp = Qp(o);
   ASSERT_NE(nullptr, qp);
   EXPECT_EQ(64u, qp->params.recv_depth);
-  EXPECT_EQ(4096u, qp->params.send_depth) << "srp_sq_size work requests";
+  EXPECT_EQ(64u + kMaxCommandWrs, qp->params.send_depth)
+      << "a response per slot and one largest RDMA chain, below srp_sq_size";
   EXPECT_EQ(0xffff, qp->params.pkey);
   EXPECT_EQ(o.id->context, qp->params.ctx) << "completions reach the channel";
   ASSERT_EQ(64u, qp->recvs.size()) << "every receive IU posted before the accept";
