@@ -436,7 +436,7 @@ void Channel::on_recv(u32 index, u32 len, bool ok) {
     close(CloseReason::QueueError);
     return;
   }
-  bool overrun = false;
+  bool queued = false, overrun = false;
   {
     SpinGuard g(lock_);
     const u32 depth = cfg_.grant.req_lim_delta;
@@ -453,10 +453,10 @@ void Channel::on_recv(u32 index, u32 len, bool ok) {
       // that waits (for RTU, or for a command slot).
       pending_[(pending_head_ + pending_count_) % depth] = PendingIu{index, len};
       pending_count_++;
-      index = ~u32{0};
+      queued = true;
     }
   }
-  if (index != ~u32{0}) {
+  if (!queued) {
     if (srq_ != nullptr) repost(index);
     if (overrun) {
       srpt_log_ratelimited(SRPT_LOG_WARNING,
