@@ -19,6 +19,8 @@ const char* close_reason_name(CloseReason r) {
     case CloseReason::DeviceRemoved: return "RDMA device removed";
     case CloseReason::Shutdown: return "module unload";
     case CloseReason::QueueError: return "work request failed";
+    case CloseReason::CreditsExceeded: return "more request IUs than credits";
+    case CloseReason::SrqSwitched: return "use_srq changed";
   }
   return "?";
 }
@@ -29,6 +31,7 @@ Channel::Channel(const Config& cfg, SpinLock lock)
   iu_limits_.max_it_iu_len = cfg.grant.max_it_iu_len;
   iu_limits_.immediate = cfg.grant.immediate;
   iu_limits_.imm_data_offset = cfg.grant.imm_data_offset;
+  srq_ = cfg_.srq.get();
 }
 
 Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
@@ -54,12 +57,15 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
     if (c.cmds_[i] == nullptr) return Error::NoMem;
   }
 
-  *failed_step = "receive ring";
-  // Immediate data is handed to the target core in place: sector-aligned.
-  int ret = srpt_k_ring_create(cfg.kdev, depth, cfg.grant.max_it_iu_len,
-                               cfg.grant.imm_data_offset, SRPT_RING_RECV,
-                               &c.recv_ring_);
-  if (ret) return Error::from_kernel(ret);
+  int ret = 0;
+  if (!cfg.srq) {
+    *failed_step = "receive ring";
+    // Immediate data is handed to the target core in place: sector-aligned.
+    ret = srpt_k_ring_create(cfg.kdev, depth, cfg.grant.max_it_iu_len,
+                             cfg.grant.imm_data_offset, SRPT_RING_RECV,
+                             &c.recv_ring_);
+    if (ret) return Error::from_kernel(ret);
+  }
   *failed_step = "send ring";
   ret = srpt_k_ring_create(cfg.kdev, cfg.slots, cfg.send_buf_size, 0,
                            SRPT_RING_SEND, &c.send_ring_);
@@ -76,6 +82,7 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
   srpt_qp_params qp{};
   qp.send_depth = send_queue_depth(cfg.slots, cfg.sq_size);
   qp.recv_depth = depth;
+  qp.srq = cfg.srq ? cfg.srq->ksrq() : nullptr;
   qp.pkey = cfg.pkey;
   qp.ctx = &c;
   ret = srpt_k_qp_create(cfg.kind, cm, cfg.kdev, cfg.port->port_num(), &qp,
@@ -155,6 +162,8 @@ void Channel::set_session(srpt_k_session* sess, Tpg* tpg,
 }
 
 Status Channel::post_receives() {
+  // On an SRQ every buffer is posted already.
+  if (srq_ != nullptr) return Status::ok_status();
   for (u32 i = 0; i < cfg_.grant.req_lim_delta; i++) {
     int ret = srpt_k_post_recv(qp_, recv_ring_, i);
     if (ret) return Error::from_kernel(ret);
@@ -176,8 +185,36 @@ void Channel::abort_login() {
     srpt_k_session_remove(exchange(sess_, nullptr));
   }
   destroy_resources();
+  return_pending_to_srq();
+  drop_srq();
   SpinGuard g(lock_);
   state_ = State::Released;
+}
+
+u32 Channel::recv_index_range() const {
+  return srq_ != nullptr ? srq_->count() : cfg_.grant.req_lim_delta;
+}
+
+void Channel::return_pending_to_srq() {
+  if (srq_ == nullptr) return;
+  for (;;) {
+    u32 index;
+    {
+      SpinGuard g(lock_);
+      if (pending_count_ == 0) return;
+      index = pending_[pending_head_].index;
+      pending_head_ = (pending_head_ + 1) % cfg_.grant.req_lim_delta;
+      pending_count_--;
+    }
+    repost(index);
+  }
+}
+
+void Channel::drop_srq() {
+  // Process context. Every buffer this channel took from the SRQ is back,
+  // and its QP is destroyed: the SRQ may go with this reference.
+  srq_ = nullptr;
+  cfg_.srq.reset();
 }
 
 
@@ -292,6 +329,12 @@ void Channel::release() {
   srpt_k_qp_destroy(exchange(qp_, nullptr));
   if (cm_.held()) destroy_cm();
   destroy_resources();
+  // SRQ: IUs that were never dispatched go back; commands gave theirs back
+  // when they finished (the session drain above waited for all of them).
+  // The reference goes before waiters wake, so that whoever waits for this
+  // channel (use_srq switch, device removal) can destroy the SRQ after.
+  return_pending_to_srq();
+  drop_srq();
   {
     SpinGuard g(lock_);
     state_ = State::Released;
@@ -384,21 +427,44 @@ Command* Channel::take_slot() {
 }
 
 void Channel::on_recv(u32 index, u32 len, bool ok) {
+  if (SRPT_CHECK_FAILED(index < recv_index_range())) return;
   if (!ok) {
     // Flushed by a QP error (the channel is closing), or a receive error on
-    // a live channel: either way the channel goes.
+    // a live channel: either way the channel goes. A buffer of the SRQ is
+    // shared: it goes back to the SRQ whatever becomes of this channel.
+    if (srq_ != nullptr) repost(index);
     close(CloseReason::QueueError);
     return;
   }
+  bool queued = false, overrun = false;
   {
     SpinGuard g(lock_);
-    if (state_ >= State::Closing) return;  // never reposted; the QP goes away
-    // Every request goes through the FIFO, so none overtakes another that
-    // waits (for RTU, or for a command slot).
     const u32 depth = cfg_.grant.req_lim_delta;
-    if (SRPT_CHECK_FAILED(pending_count_ < depth)) return;
-    pending_[(pending_head_ + pending_count_) % depth] = PendingIu{index, len};
-    pending_count_++;
+    if (state_ >= State::Closing) {
+      // Own ring: never reposted, the QP goes away. SRQ: back below.
+    } else if (pending_count_ >= depth) {
+      // Only an SRQ delivers more IUs than the credits granted (an own
+      // receive queue holds depth buffers): the initiator ignored its
+      // credits.
+      SRPT_ASSERT(srq_ != nullptr);
+      overrun = true;
+    } else {
+      // Every request goes through the FIFO, so none overtakes another
+      // that waits (for RTU, or for a command slot).
+      pending_[(pending_head_ + pending_count_) % depth] = PendingIu{index, len};
+      pending_count_++;
+      queued = true;
+    }
+  }
+  if (!queued) {
+    if (srq_ != nullptr) repost(index);
+    if (overrun) {
+      srpt_log_ratelimited(SRPT_LOG_WARNING,
+                           "channel %s: request IU beyond its %u credits\n",
+                           sess_name_.c_str(), cfg_.grant.req_lim_delta);
+      close(CloseReason::CreditsExceeded);
+    }
+    return;
   }
   process_waiting();
 }
@@ -464,6 +530,18 @@ void Channel::dispatch(u32 index, u32 len, Command* slot) {
 }
 
 void Channel::repost(u32 index) {
+  if (srq_ != nullptr) {
+    // The SRQ is not in the error state when this channel's QP is: the
+    // buffer is receivable again for every channel on the SRQ.
+    const Status st = srq_->repost(index);
+    if (!st.ok()) {
+      srpt_log_ratelimited(SRPT_LOG_WARNING,
+                           "channel %s: SRQ buffer %u not reposted (%d)\n",
+                           sess_name_.c_str(), index, st.to_kernel());
+      close(CloseReason::QueueError);
+    }
+    return;
+  }
   if (srpt_k_post_recv(qp_, recv_ring_, index) != 0) close(CloseReason::QueueError);
 }
 
@@ -517,8 +595,10 @@ void Channel::on_fetch_done(Command& c, bool ok) {
     // No answer can reach the initiator any more, and this may be the
     // flush that the release work's QP destruction waits for (the QP is no
     // longer ours to post on): the slot just goes back, its IU is not
-    // reposted. The command never reached the target core.
-    c.recv_index = Command::kNoRecv;
+    // reposted (on an SRQ it goes back to the SRQ). The command never
+    // reached the target core.
+    const u32 index = exchange(c.recv_index, Command::kNoRecv);
+    if (srq_ != nullptr && index != Command::kNoRecv) repost(index);
     c.state = Command::State::RspOnly;
     on_release(c);
     return;

@@ -89,6 +89,7 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   Tpg* gid_tpgs[kMaxTpgs];
   usize n_guid = 0, n_gid = 0, nexus_channels = 0;
   RefPtr<Port> port;
+  RefPtr<SharedRecvQueue> srq;
   LoginLimits limits{};
   u32 sq_size = 0;
   {
@@ -110,6 +111,14 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
     limits.max_rsp_size = a.max_rsp_size;
     limits.recv_depth = min(kRecvDepth, a.sq_size);
     sq_size = a.sq_size;
+    // dev->srq is stable while login_lock_ is held (device.h).
+    if (a.use_srq && dev->srq) {
+      srq = dev->srq;
+      // An IU must fit an SRQ buffer (srp_max_req_size bytes: the grant
+      // never exceeds that anyway).
+      limits.max_req_size = min(limits.max_req_size, srq->buf_size());
+      limits.required_imm_offset = srq->imm_offset();
+    }
     for (int f = 0; f < kPortNameFormCount; f++) {
       TargetPort* t = p->tport(static_cast<PortNameForm>(f));
       if (t == nullptr) continue;
@@ -156,6 +165,7 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
     cfg.t_port_id[i] = req.target_port_id[i];
   }
   cfg.names = names;
+  cfg.srq = srq;
   const char* failed_step = nullptr;
   Result<RefPtr<Channel>> made = Channel::create(cfg, lease.get(), &failed_step);
   if (!made.ok()) {
@@ -260,10 +270,10 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   }
   ch->arm();
   srpt_log(SRPT_LOG_INFO,
-           "login from %s (%s) as %s: it_iu_len %u, ti_iu_len %u, req_lim %u%s%s\n",
+           "login from %s (%s) as %s: it_iu_len %u, ti_iu_len %u, req_lim %u%s%s%s\n",
            names.short_name.c_str(), names.port_id_0x.c_str(), ch->session_name(),
            grant.max_it_iu_len, grant.max_ti_iu_len, grant.req_lim_delta,
-           grant.immediate ? ", immediate data" : "",
+           grant.immediate ? ", immediate data" : "", srq ? ", SRQ" : "",
            terminated_others ? ", older channels terminated" : "");
   return LoginVerdict::channel_owns(move(adoption.proof));
 }
@@ -273,19 +283,20 @@ void Target::show_channels(srpt_k_seq* seq) {
   MutexGuard guard(lock_);
   srpt_k_seq_printf(seq,
                     "# initiator_port_id session cm state port recv_depth "
-                    "slots busy waiting req_lim it_iu_len ti_iu_len imm age_s\n");
+                    "slots busy waiting req_lim it_iu_len ti_iu_len imm age_s rq\n");
   for (Channel& ch : channels_) {
     const Channel::Snapshot s = ch.snapshot();
     static const char* const kStates[] = {"connecting", "live", "closing", "released"};
     const u64 age = ch.login_time_ns() ? (now - ch.login_time_ns()) / 1000000000ull : 0;
-    srpt_k_seq_printf(seq, "%s %s %s %s %s/%u %u %u %u %u %u %u %u %s %llu\n",
+    srpt_k_seq_printf(seq, "%s %s %s %s %s/%u %u %u %u %u %u %u %u %s %llu %s\n",
                       ch.names().port_id_0x.c_str(), ch.session_name(),
                       ch.kind() == SRPT_CM_IB ? "ib_cm" : "rdma_cm",
                       kStates[static_cast<int>(s.state)], ch.port().device_name(),
                       ch.port().port_num(), ch.grant().req_lim_delta, ch.slots(),
                       s.busy_slots, s.waiting, s.req_lim, ch.grant().max_it_iu_len,
                       ch.grant().max_ti_iu_len, ch.grant().immediate ? "yes" : "no",
-                      static_cast<unsigned long long>(age));
+                      static_cast<unsigned long long>(age),
+                      ch.uses_srq() ? "srq" : "own");
   }
 }
 

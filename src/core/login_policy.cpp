@@ -37,7 +37,9 @@ LoginCheck check_login_request(const LoginRequest& req,
   // any other offset means the login goes ahead without it.
   g.immediate = (req.req_flags & srp::kImmedRequested) != 0 &&
                 req.imm_data_offset >= sizeof(srp::Cmd) &&
-                req.imm_data_offset < g.max_it_iu_len;
+                req.imm_data_offset < g.max_it_iu_len &&
+                (limits.required_imm_offset == 0 ||
+                 req.imm_data_offset == limits.required_imm_offset);
   g.imm_data_offset = g.immediate ? req.imm_data_offset : 0;
   return LoginCheck::accept(g);
 }

@@ -274,6 +274,7 @@ Status Target::set_tpg_attribute(Tpg& tpg, srpt_tpg_attr attr, StringView text) 
     srpt_log(SRPT_LOG_ERR, "%s=%u out of range [%u, %u]\n", name, v, lo, hi);
     return Error::Inval;
   }
+  if (attr == SRPT_ATTR_USE_SRQ) return set_use_srq(tpg, v != 0);
   // New values apply to channels that log in afterwards.
   MutexGuard guard(lock_);
   PortAttributes& a = tpg.tport().port().attributes();
@@ -281,9 +282,70 @@ Status Target::set_tpg_attribute(Tpg& tpg, srpt_tpg_attr attr, StringView text) 
     case SRPT_ATTR_MAX_RDMA_SIZE: a.max_rdma_size = v; break;
     case SRPT_ATTR_MAX_RSP_SIZE: a.max_rsp_size = v; break;
     case SRPT_ATTR_SQ_SIZE: a.sq_size = v; break;
-    case SRPT_ATTR_USE_SRQ: a.use_srq = v != 0; break;
     default: break;
   }
+  return Status::ok_status();
+}
+
+Device* Target::device_of(const Port& port) {
+  for (Device& d : devices_)
+    for (Port& p : d.ports())
+      if (&p == &port) return &d;
+  return nullptr;
+}
+
+// As in-tree (srpt_tpg_attrib_use_srq_store): the port's channels are logged
+// out, the receive queue changes, the port serves logins again. Unlike
+// in-tree, a new SRQ is made first, so that when it cannot be made nothing
+// changed: no channel was closed and the port goes on without SRQ.
+// login_lock_ is held throughout: no login sees the switch half done, and
+// the device (and its srq field) cannot be removed meanwhile.
+Status Target::set_use_srq(Tpg& tpg, bool on) {
+  MutexGuard login(login_lock_);
+  Port& port = tpg.tport().port();
+  Device* dev;
+  bool others_use_srq = false;
+  {
+    MutexGuard guard(lock_);
+    if (port.attributes().use_srq == on) return Status::ok_status();
+    dev = port.attached() ? device_of(port) : nullptr;
+    if (dev == nullptr) {
+      // The device is gone: there are neither channels nor an SRQ to change.
+      port.attributes().use_srq = on;
+      return Status::ok_status();
+    }
+    for (Port& p : dev->ports())
+      if (&p != &port && p.attributes().use_srq) others_use_srq = true;
+  }
+  if (on && !dev->srq) {
+    Result<RefPtr<SharedRecvQueue>> made = SharedRecvQueue::create(
+        dev->kdev(), params_.srq_size, params_.max_req_size, kSrqImmDataOffset);
+    if (!made.ok()) {
+      srpt_log(SRPT_LOG_ERR,
+               "use_srq=1 on %s: creating the shared receive queue of %s "
+               "failed (%d); the port goes on without SRQ\n",
+               tpg.tport().name().c_str(), dev->name(), made.error().to_kernel());
+      return made.error();
+    }
+    dev->srq = move(made).value();
+    srpt_log(SRPT_LOG_INFO, "%s: shared receive queue of %u buffers of %u bytes\n",
+             dev->name(), dev->srq->count(), dev->srq->buf_size());
+  }
+  {
+    MutexGuard guard(lock_);
+    port.attributes().use_srq = on;
+  }
+  close_channels_and_wait([&port](Channel& ch) { return &ch.port() == &port; },
+                          CloseReason::SrqSwitched);
+  // Every channel that used the SRQ dropped its reference in its release
+  // work, before close_channels_and_wait saw it released: this destroys it
+  // unless a channel of another port of the device still uses it.
+  if (!on && !others_use_srq && dev->srq) {
+    dev->srq.reset();
+    srpt_log(SRPT_LOG_INFO, "%s: shared receive queue released\n", dev->name());
+  }
+  srpt_log(SRPT_LOG_INFO, "%s: use_srq=%d; channels of the port logged out\n",
+           tpg.tport().name().c_str(), on ? 1 : 0);
   return Status::ok_status();
 }
 

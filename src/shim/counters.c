@@ -26,6 +26,7 @@ static const char *const srpt_count_names[SRPT_CNT_COUNT] = {
 	[SRPT_CNT_LOGIN_ZERO] = "login_ret_zero",
 	[SRPT_CNT_LOGIN_NONZERO] = "login_ret_nonzero",
 	[SRPT_CNT_CM_DESTROYED] = "cm_destroyed_by_channel",
+	[SRPT_CNT_SRQS] = "srqs",
 	[SRPT_CNT_OWNERSHIP_BROKEN] = "ownership_broken",
 };
 

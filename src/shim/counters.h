@@ -21,6 +21,7 @@ enum srpt_counter {
 	SRPT_CNT_LOGIN_NONZERO,		/* returned non-zero: the CM core destroys it */
 	SRPT_CNT_CM_DESTROYED,		/* connection cm_ids destroyed by a channel */
 	SRPT_CNT_OWNERSHIP_BROKEN,	/* breaches of the rule of cm.h (also WARN) */
+	SRPT_CNT_SRQS,			/* device shared receive queues */
 	SRPT_CNT_COUNT,
 };
 

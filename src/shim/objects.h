@@ -97,6 +97,12 @@ int srpt_shim_prep_send(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
 			u32 index, u32 len, struct ib_send_wr *wr,
 			struct ib_sge *sge);
 
+/* A device's shared receive queue and its buffers (queue.h). */
+struct srpt_k_srq {
+	struct ib_srq *ib_srq;
+	struct srpt_k_ring *ring;
+};
+
 /* The target-core portal group of a TPG directory. */
 struct srpt_k_tpg {
 	struct se_portal_group se_tpg;

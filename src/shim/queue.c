@@ -94,6 +94,7 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	if (!params->send_depth || !params->recv_depth)
 		return -EINVAL;
 
+
 	qp = srpt_shim_kmalloc(sizeof(*qp), GFP_KERNEL | __GFP_ZERO);
 	if (!qp)
 		return -ENOMEM;
@@ -124,7 +125,11 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	}
 	rdma_ctxs = params->send_depth / factor;
 	send_wr = params->send_depth - rdma_ctxs * factor + 1;
-	/* + 1: the receive drain request. */
+	/*
+	 * + 1: the receive drain request. With an SRQ the CQ still gets this
+	 * QP's receive completions, as many as the initiator has credits
+	 * (recv_depth); the QP has no RQ, and ib_drain_qp() drains only its SQ.
+	 */
 	if (check_add_overflow(params->recv_depth, 1U, &recv_wr) ||
 	    check_add_overflow(params->send_depth + 1, recv_wr, &qp->cq_size)) {
 		ret = -EINVAL;
@@ -152,8 +157,12 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	init.cap.max_rdma_ctxs = rdma_ctxs;
 	init.cap.max_send_sge = min_t(u32, ib_dev->attrs.max_send_sge,
 				      SRPT_K_MAX_SEND_SGE);
-	init.cap.max_recv_wr = recv_wr;
-	init.cap.max_recv_sge = 1;
+	if (params->srq) {
+		init.srq = params->srq->ib_srq;
+	} else {
+		init.cap.max_recv_wr = recv_wr;
+		init.cap.max_recv_sge = 1;
+	}
 	init.port_num = port_num;
 
 	if (srpt_fault_hit(SRPT_FAULT_QP_CREATE)) {
@@ -223,6 +232,13 @@ void srpt_k_qp_destroy(struct srpt_k_qp *qp)
 	 * ib_drain_qp() waits for its drain completions, which the CQ's
 	 * poll work delivers. When it returns, every posted request has
 	 * completed (srpt_core_*_done() was called for each).
+	 *
+	 * A QP on an SRQ has no receive queue to drain: ib_drain_qp() drains
+	 * only its SQ. Its receive completions come from IUs that arrived
+	 * before the QP entered the error state (an errored QP receives
+	 * nothing), so they are in the CQ ahead of the SQ's drain completion
+	 * and were delivered when the drain returns. Buffers of the SRQ that
+	 * no IU landed in stay posted on the SRQ: nothing flushes them.
 	 */
 	ib_drain_qp(qp->ib_qp);
 
@@ -415,6 +431,119 @@ int srpt_k_post_recv(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	return ib_post_recv(qp->ib_qp, &wr, NULL);
+}
+
+/* --- shared receive queue ---------------------------------------------- */
+
+static int srpt_k_srq_post(struct srpt_k_srq *srq, u32 index)
+{
+	struct srpt_k_ring *ring = srq->ring;
+	struct srpt_k_ring_entry *ent;
+	struct ib_recv_wr wr = {};
+	struct ib_sge sge;
+
+	if (WARN_ON_ONCE(index >= ring->count))
+		return -EINVAL;
+	ent = &ring->ent[index];
+	ib_dma_sync_single_for_device(ring->ib_dev, ent->dma, ring->size,
+				      DMA_FROM_DEVICE);
+	sge.addr = ent->dma;
+	sge.length = ring->size;
+	sge.lkey = ring->lkey;
+	/* Completes through srpt_k_recv_done() on the QP the IU came to. */
+	wr.wr_cqe = &ent->cqe;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	return ib_post_srq_recv(srq->ib_srq, &wr, NULL);
+}
+
+int srpt_k_srq_create(struct srpt_k_device *kdev, uint32_t *countp,
+		      uint32_t size, uint32_t align_at,
+		      struct srpt_k_srq **out)
+{
+	struct ib_device *ib_dev = kdev->ib_dev;
+	struct ib_srq_init_attr init = {};
+	struct srpt_k_srq *srq;
+	u32 count = *countp;
+	u32 i;
+	int ret;
+
+	/* As in-tree: never more than the device allows. */
+	if (count > (u32)ib_dev->attrs.max_srq_wr)
+		count = ib_dev->attrs.max_srq_wr;
+	if (!count)
+		return -EOPNOTSUPP;
+
+	srq = srpt_shim_kmalloc(sizeof(*srq), GFP_KERNEL | __GFP_ZERO);
+	if (!srq)
+		return -ENOMEM;
+
+	init.srq_type = IB_SRQT_BASIC;
+	init.attr.max_wr = count;
+	init.attr.max_sge = 1;
+	if (srpt_fault_hit(SRPT_FAULT_SRQ_CREATE))
+		srq->ib_srq = ERR_PTR(-ENOMEM);
+	else
+		srq->ib_srq = ib_create_srq(kdev->pd, &init);
+	if (IS_ERR(srq->ib_srq)) {
+		ret = PTR_ERR(srq->ib_srq);
+		goto err_free;
+	}
+	srpt_count_inc(SRPT_CNT_SRQS);
+
+	ret = srpt_k_ring_create(kdev, count, size, align_at, SRPT_RING_RECV,
+				 &srq->ring);
+	if (ret)
+		goto err_srq;
+	for (i = 0; i < count; i++) {
+		ret = srpt_k_srq_post(srq, i);
+		if (ret)
+			goto err_ring;
+	}
+	*countp = count;
+	*out = srq;
+	return 0;
+
+err_ring:
+	/*
+	 * SAFETY: no QP uses the SRQ yet; destroying it drops the posted
+	 * receives without completions, so the buffers are free to go.
+	 */
+	ib_destroy_srq(srq->ib_srq);
+	srpt_count_dec(SRPT_CNT_SRQS);
+	srpt_k_ring_destroy(srq->ring);
+	goto err_free;
+err_srq:
+	ib_destroy_srq(srq->ib_srq);
+	srpt_count_dec(SRPT_CNT_SRQS);
+err_free:
+	srpt_shim_kfree(srq);
+	return ret;
+}
+
+struct srpt_k_ring *srpt_k_srq_ring(struct srpt_k_srq *srq)
+{
+	return srq->ring;
+}
+
+int srpt_k_srq_post_recv(struct srpt_k_srq *srq, uint32_t index)
+{
+	return srpt_k_srq_post(srq, index);
+}
+
+void srpt_k_srq_destroy(struct srpt_k_srq *srq)
+{
+	if (!srq)
+		return;
+	/*
+	 * SAFETY: every QP made on it was destroyed (queue.h), so no receive
+	 * can complete any more; the buffers still posted are dropped with
+	 * the SRQ, then unmapped.
+	 */
+	ib_destroy_srq(srq->ib_srq);
+	srpt_count_dec(SRPT_CNT_SRQS);
+	srpt_k_ring_destroy(srq->ring);
+	srpt_shim_kfree(srq);
 }
 
 int srpt_shim_prep_send(struct srpt_k_qp *qp, struct srpt_k_ring *ring,

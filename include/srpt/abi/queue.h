@@ -21,9 +21,15 @@ struct srpt_qp_params {
 	 * (srpt_k_qp_create): what it got, lowered to the device's limit.
 	 */
 	uint32_t send_depth;
-	uint32_t recv_depth;	/* receive queue: request IUs */
+	/*
+	 * Request IUs: the QP's own receive queue, or with `srq` the receive
+	 * completions of this QP the CQ must hold (the initiator's credits).
+	 */
+	uint32_t recv_depth;
 	void *ctx;		/* the channel, for completions and QP events */
 	uint16_t pkey;		/* IB/CM: the login's (srpt_login_event.pkey) */
+	/* Non-NULL: the QP takes its receives from this SRQ, has no RQ. */
+	struct srpt_k_srq *srq;
 };
 
 /*
@@ -70,6 +76,26 @@ int srpt_k_post_recv(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
 /* Sends the first `len` bytes of ring[index]; completes in srpt_core_send_done(). */
 int srpt_k_post_send(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
 		     uint32_t index, uint32_t len) SRPT_NOEXCEPT;
+
+/*
+ * A shared receive queue of one RDMA device, with its own ring of `count`
+ * receive buffers of `size` bytes (align_at as for srpt_k_ring_create), all
+ * posted when it is made. A receive completes on the CQ of the QP the IU
+ * arrived on, through srpt_core_recv_done() with that QP's ctx and the
+ * buffer's index in this ring.
+ *
+ * Destroy only when no QP uses it any more (every QP made with it is
+ * destroyed). Buffers taken by a receive are the core's until it posts
+ * them again with srpt_k_srq_post_recv().
+ */
+struct srpt_k_srq;
+/* *count: in, the buffers asked for; out, what the device allowed. */
+int srpt_k_srq_create(struct srpt_k_device *kdev, uint32_t *count,
+		      uint32_t size, uint32_t align_at,
+		      struct srpt_k_srq **out) SRPT_NOEXCEPT;
+struct srpt_k_ring *srpt_k_srq_ring(struct srpt_k_srq *srq) SRPT_NOEXCEPT;
+int srpt_k_srq_post_recv(struct srpt_k_srq *srq, uint32_t index) SRPT_NOEXCEPT;
+void srpt_k_srq_destroy(struct srpt_k_srq *srq) SRPT_NOEXCEPT;
 
 /* ok: 1 on success, 0 on error or flush. byte_len only when ok. */
 void srpt_core_recv_done(void *ctx, uint32_t index, uint32_t byte_len,

@@ -44,6 +44,7 @@
 #include <srpt/core/port.h>
 #include <srpt/core/send_queue.h>
 #include <srpt/core/srp_wire.h>
+#include <srpt/core/srq.h>
 #include <srpt/rt/list.h>
 #include <srpt/rt/lock.h>
 #include <srpt/rt/refptr.h>
@@ -64,6 +65,8 @@ enum class CloseReason : u8 {
   DeviceRemoved,
   Shutdown,        // module unload
   QueueError,      // a work request failed on a live channel
+  CreditsExceeded, // more request IUs than credits (only possible on an SRQ)
+  SrqSwitched,     // use_srq of its port was changed
 };
 const char* close_reason_name(CloseReason r);
 
@@ -84,6 +87,8 @@ class Channel : public RefCounted<Channel> {
     u8 i_port_id[16];
     u8 t_port_id[16];
     SessionNames names;
+    // Non-null: request IUs come from the device's SRQ, not an own ring.
+    RefPtr<SharedRecvQueue> srq;
   };
 
   // Builds every resource but the session (step named in *failed_step on
@@ -147,6 +152,7 @@ class Channel : public RefCounted<Channel> {
   u64 login_time_ns() const { return login_ns_; }
   const LoginGrant& grant() const { return cfg_.grant; }
   u32 slots() const { return cfg_.slots; }
+  bool uses_srq() const { return srq_ != nullptr; }
 
   // On the Target's channel list (under the Target's lock).
   ListNode target_node;
@@ -178,19 +184,30 @@ class Channel : public RefCounted<Channel> {
   void handle_tsk_mgmt(Command& c, u32 index, u32 len);
   void answer_tsk_mgmt(Command& c, u8 rsp_code);
   void process_waiting();
+  // The request IU buffer `index` is receivable again: posted on the
+  // channel's own receive queue, or given back to the SRQ.
   void repost(u32 index);
+  // SRQ: the IUs still pending go back to the SRQ (release, abort).
+  void return_pending_to_srq();
+  // Drops the SRQ reference (after the QP is gone and every buffer is back).
+  void drop_srq();
   // Builds and posts the response (with `rdma_wrs` data-in writes chained
   // in front), or queues it until the send queue has room.
   void send_response(Command& c, RspFields f, u32 rdma_wrs = 0);
   void finish(Command& c);
   Command* take_slot() SRPT_REQUIRES(lock_);
-  u8* recv_buf(u32 index) { return srpt_k_ring_buf(recv_ring_, index); }
+  u8* recv_buf(u32 index) {
+    return srq_ != nullptr ? srq_->buf(index) : srpt_k_ring_buf(recv_ring_, index);
+  }
+  // Receive indexes: the SRQ's buffers, or the own ring's.
+  u32 recv_index_range() const;
 
   Config cfg_;
   SpinLock lock_;
   OwnedCmId cm_;
   srpt_k_qp* qp_ = nullptr;
-  srpt_k_ring* recv_ring_ = nullptr;
+  srpt_k_ring* recv_ring_ = nullptr;   // null on an SRQ
+  SharedRecvQueue* srq_ = nullptr;      // cfg_.srq while held, see drop_srq()
   srpt_k_ring* send_ring_ = nullptr;
   srpt_k_ring* table_ring_ = nullptr;  // per slot: segments / fetched table
   Command** cmds_ = nullptr;  // cfg_.slots entries
@@ -211,6 +228,9 @@ class Channel : public RefCounted<Channel> {
   u32 busy_ SRPT_GUARDED_BY(lock_) = 0;
   // Request IUs not yet dispatched (deferred before Live, or waiting for a
   // slot), FIFO, as (index, len). Each receive index is in it at most once.
+  // recv_depth (= credits) entries: an own receive queue cannot deliver
+  // more; an SRQ can, if the initiator ignores its credits, and the
+  // channel then closes (CreditsExceeded) rather than overflow it.
   struct PendingIu {
     u32 index;
     u32 len;

@@ -10,6 +10,7 @@
 #include <srpt/abi/cm.h>
 #include <srpt/abi/device.h>
 #include <srpt/core/port.h>
+#include <srpt/core/srq.h>
 #include <srpt/rt/list.h>
 #include <srpt/rt/own.h>
 #include <srpt/rt/string.h>
@@ -32,6 +33,11 @@ class Device : Pinned {
   // The IB/CM listener on the service GUID, or nullptr when it could not
   // be made (the device is then served through RDMA/CM only).
   srpt_k_listener* ib_listener = nullptr;
+
+  // The shared receive queue, while a port of the device has use_srq set
+  // (see srq.h). Read and written only under the Target's login_lock_:
+  // logins pick it up, use_srq writes and device removal change it.
+  RefPtr<SharedRecvQueue> srq;
 
   // Target lock held: detaches every port from the hardware.
   void detach_ports();

@@ -17,6 +17,9 @@ struct LoginLimits {
   u64 service_guid;   // both halves of a valid target_port_id
   u32 max_rsp_size;   // srp_max_rsp_size of the port
   u32 recv_depth;     // request IUs the channel will post
+  // Non-zero: immediate data only at this offset (an SRQ's buffers are
+  // shared by all channels, so they align one offset to a sector).
+  u32 required_imm_offset;
 };
 
 // A refusal: the SRP reason and a human cause for the log line.

@@ -83,6 +83,10 @@ class Target : Pinned {
 
   Port* find_attached_port(const ParsedPortName& name) SRPT_REQUIRES(lock_);
   Device* find_device(srpt_k_device* kdev) SRPT_REQUIRES(lock_);
+  Device* device_of(const Port& port) SRPT_REQUIRES(lock_);
+  // use_srq of a port: creates or drops the device's SRQ and logs out the
+  // port's channels (they log in again on the new receive queue).
+  Status set_use_srq(Tpg& tpg, bool on) SRPT_EXCLUDES(lock_);
   // Closes every channel `match` selects and waits for each to be released.
   template <class Match>
   void close_channels_and_wait(Match match, CloseReason why) SRPT_EXCLUDES(lock_);

@@ -89,6 +89,8 @@ const char* call_name(Call c) {
     case Call::CmdFetch: return "srpt_k_cmd_fetch";
     case Call::CmdSendRsp: return "srpt_k_cmd_send_rsp";
     case Call::CmdSubmitTmf: return "srpt_k_cmd_submit_tmf";
+    case Call::SrqCreate: return "srpt_k_srq_create";
+    case Call::SrqPostRecv: return "srpt_k_srq_post_recv";
     case Call::Count: break;
   }
   return "?";

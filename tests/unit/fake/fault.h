@@ -59,6 +59,8 @@ enum class Call {
   CmdFetch,
   CmdSendRsp,
   CmdSubmitTmf,
+  SrqCreate,
+  SrqPostRecv,
   Count
 };
 const char* call_name(Call c);

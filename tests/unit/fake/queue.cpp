@@ -20,6 +20,7 @@ namespace {
 struct QueueState {
   std::vector<srpt_k_qp*> qps;
   std::vector<srpt_k_ring*> rings;
+  std::vector<srpt_k_srq*> srqs;
   int next_serial = 1;
 };
 
@@ -38,6 +39,18 @@ bool live_qp(const srpt_k_qp* qp, const char* op) {
   if (std::find(v.begin(), v.end(), qp) != v.end()) return true;
   record_violation("%s(%p): not a live QP", op, static_cast<const void*>(qp));
   return false;
+}
+
+bool live_srq(const srpt_k_srq* q, const char* op) {
+  const auto& v = state().srqs;
+  if (std::find(v.begin(), v.end(), q) != v.end()) return true;
+  record_violation("%s(%p): not a live SRQ", op, static_cast<const void*>(q));
+  return false;
+}
+
+// The receives a completion of `qp` takes: its SRQ's, or its own.
+std::deque<PostedRecv>& recv_source(srpt_k_qp* qp) {
+  return qp->params.srq != nullptr ? qp->params.srq->recvs : qp->recvs;
 }
 
 bool live_ring(const srpt_k_ring* r, const char* op) {
@@ -79,6 +92,8 @@ void deliver_recv_done(srpt_k_qp* qp, PostedRecv r, uint32_t len, bool ok) {
 
 size_t live_qps() { return state().qps.size(); }
 size_t live_rings() { return state().rings.size(); }
+size_t live_srqs() { return state().srqs.size(); }
+std::vector<srpt_k_srq*> srqs() { return state().srqs; }
 std::vector<srpt_k_qp*> qps() { return state().qps; }
 
 srpt_k_qp* qp_of(const srpt_k_cm* cm) {
@@ -89,7 +104,8 @@ srpt_k_qp* qp_of(const srpt_k_cm* cm) {
 
 uint32_t deliver_recv(srpt_k_qp* qp, const std::vector<uint8_t>& iu) {
   if (!live_qp(qp, "deliver_recv")) return ~0u;
-  if (qp->recvs.empty()) {
+  std::deque<PostedRecv>& recvs = recv_source(qp);
+  if (recvs.empty()) {
     record_violation("deliver_recv(QP #%d): no receive is posted", qp->serial);
     return ~0u;
   }
@@ -98,8 +114,8 @@ uint32_t deliver_recv(srpt_k_qp* qp, const std::vector<uint8_t>& iu) {
                      "receives only flush", qp->serial);
     return ~0u;
   }
-  PostedRecv r = qp->recvs.front();
-  qp->recvs.pop_front();
+  PostedRecv r = recvs.front();
+  recvs.pop_front();
   std::vector<uint8_t>& buf = r.ring->bufs[r.index];
   const uint32_t len = static_cast<uint32_t>(std::min<size_t>(iu.size(), buf.size()));
   std::fill(buf.begin(), buf.end(), 0xa5);  // what the last IU left, say
@@ -111,12 +127,13 @@ uint32_t deliver_recv(srpt_k_qp* qp, const std::vector<uint8_t>& iu) {
 
 uint32_t fail_recv(srpt_k_qp* qp) {
   if (!live_qp(qp, "fail_recv")) return ~0u;
-  if (qp->recvs.empty()) {
+  std::deque<PostedRecv>& recvs = recv_source(qp);
+  if (recvs.empty()) {
     record_violation("fail_recv(QP #%d): no receive is posted", qp->serial);
     return ~0u;
   }
-  PostedRecv r = qp->recvs.front();
-  qp->recvs.pop_front();
+  PostedRecv r = recvs.front();
+  recvs.pop_front();
   trace("fail_recv", qp, r.index);
   deliver_recv_done(qp, r, 0, false);
   return r.index;
@@ -175,6 +192,8 @@ std::vector<std::string> queue_leaks() {
     out.push_back(std::string(r->dir == SRPT_RING_RECV ? "receive" : "send") +
                   " ring of " + std::to_string(r->count) +
                   " buffers was never destroyed");
+  for (const srpt_k_srq* q : state().srqs)
+    out.push_back("SRQ #" + std::to_string(q->serial) + " was never destroyed");
   return out;
 }
 
@@ -182,6 +201,7 @@ void reset_queue() {
   QueueState& s = state();
   for (srpt_k_qp* qp : s.qps) graveyard().push_back(qp);
   for (srpt_k_ring* r : s.rings) graveyard().push_back(r);
+  for (srpt_k_srq* q : s.srqs) graveyard().push_back(q);
   s = QueueState{};
 }
 
@@ -261,6 +281,8 @@ extern "C" int srpt_k_qp_create(srpt_cm_kind kind, srpt_k_cm* cm,
     fake::record_violation("srpt_k_qp_create(cm_id #%d): the id has a QP already",
                            id->serial);
   if (params->send_depth == 0 || params->recv_depth == 0) return -SRPT_EINVAL;
+  if (params->srq != nullptr && !fake::live_srq(params->srq, "srpt_k_qp_create"))
+    return -SRPT_EINVAL;
   if (int err = fake::creation_error(fake::Call::QpCreate)) return err;
   srpt_k_qp* qp = new srpt_k_qp{};
   qp->kind = kind;
@@ -367,6 +389,11 @@ extern "C" int srpt_k_post_recv(srpt_k_qp* qp, srpt_k_ring* ring,
   if (!fake::live_qp(qp, "srpt_k_post_recv") ||
       !fake::live_ring(ring, "srpt_k_post_recv"))
     return -SRPT_EINVAL;
+  if (qp->params.srq != nullptr) {
+    fake::record_violation("srpt_k_post_recv(QP #%d): the QP takes its receives "
+                           "from an SRQ and has no receive queue", qp->serial);
+    return -SRPT_EINVAL;
+  }
   if (ring->dir != SRPT_RING_RECV || index >= ring->count) {
     fake::record_violation("srpt_k_post_recv(index %u): not a receive buffer", index);
     return -SRPT_EINVAL;
@@ -396,4 +423,80 @@ extern "C" int srpt_k_post_send(srpt_k_qp* qp, srpt_k_ring* ring, uint32_t index
   qp->sends.push_back(s);
   qp->sent.push_back(std::move(s));
   return 0;
+}
+
+// --- shared receive queues ---------------------------------------------------
+
+extern "C" int srpt_k_srq_create(srpt_k_device* kdev, uint32_t* count,
+                                 uint32_t size, uint32_t align_at,
+                                 srpt_k_srq** out) noexcept {
+  fake::might_sleep("srpt_k_srq_create");
+  fake::trace("srpt_k_srq_create", kdev, *count);
+  if (*count == 0) return -SRPT_EINVAL;
+  if (int err = fake::creation_error(fake::Call::SrqCreate)) return err;
+  srpt_k_ring* ring = nullptr;
+  if (int err = srpt_k_ring_create(kdev, *count, size, align_at, SRPT_RING_RECV, &ring))
+    return err;
+  srpt_k_srq* q = new srpt_k_srq{};
+  q->ring = ring;
+  q->serial = fake::state().next_serial++;
+  for (uint32_t i = 0; i < *count; i++) {
+    ring->posted[i] = true;
+    q->recvs.push_back(fake::PostedRecv{ring, i, 0});
+  }
+  fake::state().srqs.push_back(q);
+  *out = q;
+  return 0;
+}
+
+extern "C" srpt_k_ring* srpt_k_srq_ring(srpt_k_srq* srq) noexcept {
+  if (!fake::live_srq(srq, "srpt_k_srq_ring")) return nullptr;
+  return srq->ring;
+}
+
+extern "C" int srpt_k_srq_post_recv(srpt_k_srq* srq, uint32_t index) noexcept {
+  const uint64_t seq = fake::trace("srpt_k_srq_post_recv", srq, index);
+  if (!fake::live_srq(srq, "srpt_k_srq_post_recv")) return -SRPT_EINVAL;
+  if (index >= srq->ring->count) {
+    fake::record_violation("srpt_k_srq_post_recv(SRQ #%d, index %u): out of range",
+                           srq->serial, index);
+    return -SRPT_EINVAL;
+  }
+  if (srq->ring->posted[index]) {
+    fake::record_violation("srpt_k_srq_post_recv(SRQ #%d, index %u): already posted",
+                           srq->serial, index);
+    return -SRPT_EINVAL;
+  }
+  if (int err = fake::injected_call_error(fake::Call::SrqPostRecv)) return err;
+  srq->ring->posted[index] = true;
+  srq->recvs.push_back(fake::PostedRecv{srq->ring, index, seq});
+  return 0;
+}
+
+extern "C" void srpt_k_srq_destroy(srpt_k_srq* srq) noexcept {
+  if (srq == nullptr) return;
+  fake::might_sleep("srpt_k_srq_destroy");
+  fake::trace("srpt_k_srq_destroy", srq);
+  if (!fake::live_srq(srq, "srpt_k_srq_destroy")) return;
+  for (srpt_k_qp* qp : fake::state().qps) {
+    if (qp->params.srq == srq) {
+      fake::record_violation("srpt_k_srq_destroy(SRQ #%d): QP #%d still uses it",
+                             srq->serial, qp->serial);
+      return;
+    }
+  }
+  // Posted buffers go with the SRQ; a buffer a channel still holds is a
+  // leak of the SRQ's capacity, which the channel should have given back.
+  uint32_t held = 0;
+  for (uint32_t i = 0; i < srq->ring->count; i++) {
+    if (!srq->ring->posted[i]) held++;
+    srq->ring->posted[i] = false;
+  }
+  if (held != 0)
+    fake::record_violation("srpt_k_srq_destroy(SRQ #%d): %u buffers were never "
+                           "given back", srq->serial, held);
+  srpt_k_ring_destroy(srq->ring);
+  auto& v = fake::state().srqs;
+  v.erase(std::find(v.begin(), v.end(), srq));
+  delete srq;
 }

@@ -67,6 +67,15 @@ struct PostedSend {
 
 }  // namespace fake
 
+// A shared receive queue: its own ring, receives posted on it (not on any
+// QP). A QP in the error state does not flush them; a QP made with it takes
+// its receives from here (deliver_recv) and may not post its own.
+struct srpt_k_srq {
+  srpt_k_ring* ring;
+  std::deque<fake::PostedRecv> recvs;  // oldest first
+  int serial;
+};
+
 struct srpt_k_qp {
   srpt_cm_kind kind;
   srpt_k_cm* cm;
@@ -86,12 +95,15 @@ namespace fake {
 
 size_t live_qps();
 size_t live_rings();
+size_t live_srqs();
+std::vector<srpt_k_srq*> srqs();  // live, in creation order
 std::vector<srpt_k_qp*> qps();  // live, in creation order
 // The live QP made on `cm`, or nullptr.
 srpt_k_qp* qp_of(const srpt_k_cm* cm);
 
-// A receive completion for the oldest posted receive of `qp`: the IU is
-// copied into its buffer (at most the buffer's size) and the core is told.
+// A receive completion for the oldest posted receive of `qp` (of its SRQ,
+// when it has one): the IU is copied into its buffer (at most the buffer's
+// size) and the core is told.
 // Returns the receive index; a violation when nothing is posted.
 uint32_t deliver_recv(srpt_k_qp* qp, const std::vector<uint8_t>& iu);
 // An error completion for the oldest posted receive.

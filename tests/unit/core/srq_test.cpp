@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+// SRQ mode (use_srq): the device's shared receive queue made and dropped by
+// the attribute, channels that take their request IUs from it, and every
+// IU buffer given back to it whatever happens to the channel.
+#include <srpt/abi/fabric.h>
+#include <srpt/core/channel.h>
+#include <srpt/core/target.h>
+
+#include <string>
+
+#include "../harness/login_test.h"
+
+namespace {
+
+using srpt::Channel;
+namespace srp = srpt::srp;
+
+class SrqTest : public LoginTest {
+ protected:
+  static Channel& Chan(const Outcome& o) { return *static_cast<Channel*>(o.id->context); }
+  static Channel::Snapshot Snap(const Outcome& o) { return Chan(o).snapshot(); }
+
+  int SetUseSrq(const char* v) {
+    return srpt_core_tpg_attr_store(tpg_, SRPT_ATTR_USE_SRQ, v, strlen(v));
+  }
+  uint32_t UseSrq() { return srpt_core_tpg_attr_show(tpg_, SRPT_ATTR_USE_SRQ); }
+  srpt_k_srq* Srq() {
+    const auto v = fake::srqs();
+    return v.empty() ? nullptr : v.front();
+  }
+  // Buffers posted on the SRQ (the rest are held by channels).
+  size_t SrqPosted() { return Srq() ? Srq()->recvs.size() : 0; }
+  std::string Channels() {
+    srpt_k_seq seq;
+    srpt_core_show_channels(&seq);
+    return seq.text;
+  }
+  void Answer(srpt_k_cmd* cmd) {
+    srpt_cmd_result r = cmd->result;
+    r.status = 0;
+    fake::set_cmd_result(cmd, r, {});
+    EXPECT_EQ(0, srpt_core_cmd_queue_status(fake::cmd_ctx(cmd)));
+  }
+};
+
+constexpr size_t kSrqSize = 4095;  // srpt_srq_size's default
+
+TEST_F(SrqTest, TheAttributeMakesAndDropsTheDevicesSrq) {
+  EXPECT_EQ(0u, UseSrq());
+  EXPECT_EQ(0u, fake::live_srqs());
+  ASSERT_EQ(0, SetUseSrq("1"));
+  EXPECT_EQ(1u, UseSrq());
+  ASSERT_EQ(1u, fake::live_srqs());
+  EXPECT_EQ(kSrqSize, SrqPosted()) << "every buffer posted at creation";
+  EXPECT_EQ(8276u, Srq()->ring->size) << "srp_max_req_size bytes each";
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "shared receive queue of 4095 buffers"));
+  srpt_k_srq* const first = Srq();
+  ASSERT_EQ(0, SetUseSrq("1"));  // the value it has: nothing changes
+  EXPECT_EQ(first, Srq());
+  EXPECT_EQ(1u, fake::call_count(fake::Call::SrqCreate));
+  EXPECT_EQ(-SRPT_EINVAL, SetUseSrq("2"));
+  EXPECT_TRUE(fake::logged(SRPT_LOG_ERR, "use_srq=2 out of range"));
+  EXPECT_EQ(1u, UseSrq());
+  ASSERT_EQ(0, SetUseSrq("0"));
+  EXPECT_EQ(0u, UseSrq());
+  EXPECT_EQ(0u, fake::live_srqs()) << "no port uses it any more";
+  EXPECT_EQ(0u, fake::live_rings());
+}
+
+TEST_F(SrqTest, AChannelOnTheSrqRepostsItsIusToTheSrq) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  ASSERT_NE(nullptr, Qp(o)->params.srq);
+  EXPECT_EQ(Srq(), Qp(o)->params.srq);
+  EXPECT_TRUE(Qp(o)->recvs.empty());
+  EXPECT_EQ(0u, fake::call_count(fake::Call::PostRecv)) << "no own receive queue";
+  EXPECT_EQ(64u, Rsp(o).req_lim_delta);
+  EXPECT_NE(std::string::npos, Channels().find(" srq\n")) << Channels();
+
+  const uint32_t index = Receive(o, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_EQ(kSrqSize - 1, SrqPosted()) << "the command holds its IU";
+  ASSERT_EQ(1u, fake::submissions().size());
+  Answer(fake::submissions()[0].cmd);
+  EXPECT_NE(0u, fake::find_last_call("srpt_k_srq_post_recv", Srq(), index));
+  EXPECT_EQ(kSrqSize, SrqPosted());
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_EQ(64u, Snap(o).req_lim);
+}
+
+TEST_F(SrqTest, ImmediateDataOnlyAtTheSrqsAlignedOffset) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  LoginReq r = GoodReq(SRPT_CM_RDMA);
+  r.flags = srp::kMultiChanMulti | srp::kImmedRequested;
+  r.imm_off = 68;
+  const Outcome a = Login(r);
+  ExpectAccepted(a);
+  EXPECT_EQ(srp::kRspImmedSupported, Rsp(a).rsp_flags & srp::kRspImmedSupported);
+  r.imm_off = 80;
+  const Outcome b = Login(r);
+  ExpectAccepted(b);
+  EXPECT_EQ(0, Rsp(b).rsp_flags & srp::kRspImmedSupported)
+      << "the shared buffers align one offset only";
+}
+
+TEST_F(SrqTest, AClosingChannelGivesEveryBufferBack) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = Login(GoodReq(SRPT_CM_IB));
+  ExpectAccepted(o);
+  // Two IUs wait for the RTU (pending), then it comes and more arrive:
+  // commands in the target core, one answered with its response in flight.
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_EQ(2u, Snap(o).waiting);
+  EXPECT_EQ(kSrqSize - 2, SrqPosted());
+  Establish(o);
+  for (int i = 0; i < 3; i++) Receive(o, EncodeSrpCmd(SrpCmd{}));
+  ASSERT_EQ(5u, fake::submissions().size());
+  Answer(fake::submissions()[0].cmd);
+  EXPECT_EQ(kSrqSize - 4, SrqPosted());
+  fake::cm_event(o.id, SRPT_CM_EV_DISCONNECT);
+  // Arrivals while closing go straight back.
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_EQ(kSrqSize - 4, SrqPosted());
+  RunWorks();
+  for (const fake::Submission& s : fake::submissions()) EXPECT_EQ(1, s.cmd->releases);
+  ExpectReleasedByChannel(o);
+  EXPECT_EQ(kSrqSize, SrqPosted()) << "every buffer back on the SRQ";
+  EXPECT_EQ(1u, fake::live_srqs()) << "the device keeps it while use_srq is on";
+}
+
+TEST_F(SrqTest, IusWaitingForTheRtuGoBackWhenTheChannelCloses) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = Login(GoodReq(SRPT_CM_RDMA));
+  ExpectAccepted(o);
+  for (int i = 0; i < 3; i++) Receive(o, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_EQ(3u, Snap(o).waiting);
+  fake::cm_event(o.id, SRPT_CM_EV_REJECTED);
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  EXPECT_TRUE(fake::submissions().empty());
+  EXPECT_EQ(kSrqSize, SrqPosted()) << "the release work gave the waiting IUs back";
+}
+
+TEST_F(SrqTest, IusBeyondTheCreditsCloseTheChannel) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = Login(GoodReq(SRPT_CM_IB));
+  ExpectAccepted(o);
+  // Before the RTU nothing is dispatched: the 64 credits fill the pending
+  // table, and an SRQ delivers the 65th too.
+  for (int i = 0; i < 64; i++) Receive(o, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_EQ(64u, Snap(o).waiting);
+  EXPECT_EQ(Channel::State::Connecting, Snap(o).state);
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "request IU beyond its 64 credits"));
+  EXPECT_EQ(kSrqSize - 64, SrqPosted()) << "the excess IU went back at once";
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "more request IUs than credits"));
+  EXPECT_EQ(kSrqSize, SrqPosted());
+}
+
+TEST_F(SrqTest, SwitchingLogsOutThePortsChannelsAndTheyComeBackOnTheNewQueue) {
+  const Outcome own = LiveChannel(SRPT_CM_IB);
+  EXPECT_EQ(nullptr, Qp(own)->params.srq);
+  ASSERT_EQ(0, SetUseSrq("1"));
+  // Released before the write returned.
+  ExpectReleasedByChannel(own);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "closing: use_srq changed"));
+  const Outcome on = LiveChannel(SRPT_CM_IB);
+  EXPECT_EQ(Srq(), Qp(on)->params.srq);
+  Receive(on, EncodeSrpCmd(SrpCmd{}));  // a command in flight at the switch
+  EXPECT_EQ(kSrqSize - 1, SrqPosted());
+  ASSERT_EQ(0, SetUseSrq("0"));
+  ExpectReleasedByChannel(on);
+  EXPECT_EQ(0u, fake::live_srqs()) << "destroyed once its last channel was gone";
+  const Outcome back = LiveChannel(SRPT_CM_IB);
+  EXPECT_EQ(nullptr, Qp(back)->params.srq);
+  EXPECT_EQ(64u, Qp(back)->recvs.size());
+}
+
+TEST_F(SrqTest, AFailedSrqCreationChangesNothing) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  fake::fail_call(fake::Call::SrqCreate, -SRPT_ENOMEM);
+  EXPECT_EQ(-SRPT_ENOMEM, SetUseSrq("1"));
+  EXPECT_TRUE(fake::logged(SRPT_LOG_ERR, "creating the shared receive queue of"));
+  EXPECT_EQ(0u, UseSrq());
+  EXPECT_EQ(0u, fake::live_srqs());
+  EXPECT_EQ(Channel::State::Live, Snap(o).state) << "no channel was logged out";
+  // Every allocation of the SRQ failing in turn leaves nothing behind.
+  for (size_t n = 0; n < 3; n++) {
+    fake::fail_nth_allocation(n);
+    const int ret = SetUseSrq("1");
+    fake::disarm_allocation_failures();
+    if (ret == 0) break;
+    EXPECT_EQ(-SRPT_ENOMEM, ret);
+    EXPECT_EQ(0u, UseSrq());
+    EXPECT_EQ(0u, fake::live_srqs());
+  }
+  // And later it works.
+  ASSERT_EQ(0, SetUseSrq("1"));
+  ExpectReleasedByChannel(o);
+  EXPECT_EQ(1u, fake::live_srqs());
+}
+
+TEST_F(SrqTest, DeviceRemovalDestroysTheSrqAfterItsChannels) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  RemoveDevice(cdev_);
+  cdev_ = nullptr;
+  ExpectReleasedByChannel(o);
+  EXPECT_EQ(0u, fake::live_srqs());
+  const uint64_t qp_gone = fake::find_last_call("srpt_k_qp_destroy");
+  const uint64_t srq_gone = fake::find_last_call("srpt_k_srq_destroy");
+  EXPECT_NE(0u, srq_gone);
+  EXPECT_LT(qp_gone, srq_gone) << fake::trace_dump();
+}
+
+}  // namespace
