@@ -8,8 +8,8 @@
 #     reconnects after reconnect_delay (15 s, when the link is back); the
 #     login disconnects the old channel at the target; the command ib_srp
 #     lost is retried and fio completes with every block verified.
-#     Measured limit (below the target: its login handler never sees the
-#     stuck logins; not traced further into ib_cm/rdma_rxe): a CM message sent
+#     Measured limit (the target logs nothing for the stuck logins; not
+#     traced further into ib_cm/rdma_rxe): a CM message sent
 #     while the link is down (ib_srp's DREQ from a reconnect attempt made
 #     then, or the target's DREQ when a response it sends in that window
 #     fails) leaves the next logins on rxe0 unanswered: ib_srp's reconnect
