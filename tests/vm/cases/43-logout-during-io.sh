@@ -95,7 +95,11 @@ dio_channels_idle 2
 # (c) The ACL is removed under fio, and re-added. While it is re-added the
 # listener is off: a reconnect between the ACL's mkdir and its LUN mapping
 # would log in to a session without LUN 0 (more write-protected errors).
-dio_fio_start acl --filename="$dev" "${FIO_W[@]}"
+# 64 MiB per job: the removal must meet fio's writes. Reads in that window
+# are served by the virtual LUN too: in one run whose removal met fio's
+# read-back phase, fio reported a verification failure (a read within the
+# virtual LUN's few KiB answered with other data) besides EREMOTEIO.
+dio_fio_start acl --filename="$dev" "${FIO_W[@]}" --size=64M
 dio_wait_io "$dev" 1000
 dio_expect_running "ACL removal"
 kmsg_mark "43 acl"
