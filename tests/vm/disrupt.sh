@@ -81,6 +81,8 @@ r = sum(j["read"]["io_bytes"] for j in jobs) >> 20
 sys.stderr.write("# fio %s: job errors %s, wrote %d MiB, read back %d MiB\n" % (sys.argv[3], errs, w, r))
 lines = [l for l in (t + err).splitlines()
          if re.search(r"verify:|bad magic|crc32c:|io_u error|error", l) and '"' not in l]
+# Verification complaints first: they decide the outcome.
+lines.sort(key=lambda l: 0 if re.search(r"verify|bad magic|crc32c", l) else 1)
 for l in lines[:6]:
     sys.stderr.write("#   " + l.strip()[:200] + "\n")
 if len(lines) > 6:

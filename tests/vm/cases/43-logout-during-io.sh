@@ -97,8 +97,8 @@ dio_channels_idle 2
 # would log in to a session without LUN 0 (more write-protected errors).
 # 64 MiB per job: the removal must meet fio's writes. Reads in that window
 # are served by the virtual LUN too: in one run whose removal met fio's
-# read-back phase, fio reported a verification failure (a read within the
-# virtual LUN's few KiB answered with other data) besides EREMOTEIO.
+# read-back phase, fio reported a verification failure besides EREMOTEIO
+# (not traced further).
 dio_fio_start acl --filename="$dev" "${FIO_W[@]}" --size=64M
 dio_wait_io "$dev" 1000
 dio_expect_running "ACL removal"
