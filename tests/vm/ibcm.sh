@@ -1,10 +1,13 @@
 # Helpers for the IB/CM cases (30-3x): the test initiator srp_initiator with
 # --cm ib, through the test-only module srpt_test_ibcm.ko (tests/tools/ibcm/,
-# built by `make tools`). Sourced after lib.sh and srp.sh.
+# built by `make tools`). Sourced after lib.sh and srp.sh; brings in
+# hostile.sh (ti_field reads srp_initiator's output lines, either CM).
 #
 # Target and initiator share rxe0: the REQ goes to 192.0.2.1 on RoCE v2, and
 # the target's IB/CM service id is srpt_service_guid, by default the node
 # GUID of rxe0 (also both halves of the target port id).
+
+declare -F ti_field >/dev/null || . "$SRPT_ROOT/tests/vm/hostile.sh"
 
 IBCM_KO=$SRPT_ROOT/build/tools/srpt_test_ibcm.ko
 IBCM_TOOL=$SRPT_ROOT/build/tools/srp_initiator
@@ -50,18 +53,16 @@ ibcm_login() {
 	ibcm --login "$iid" "$g$g" "$@"
 }
 
-# field LINE NAME: the value of NAME=... in an output line of srp_initiator.
-field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 # priv_bytes LINE OFFSET COUNT: COUNT bytes of priv at OFFSET, as hex.
-priv_bytes() { local p; p=$(field "$1" priv); echo "${p:$((2 * $2)):$((2 * $3))}"; }
+priv_bytes() { local p; p=$(ti_field "$1" priv); echo "${p:$((2 * $2)):$((2 * $3))}"; }
 
 # ibcm_expect_reject LINE REASON: an SRP_LOGIN_REJ with REASON in a CM REJ
 # of reason 28 (consumer defined).
 ibcm_expect_reject() {
-	assert_eq "$(field "$1" result)" rejected "result"
-	assert_eq "$(field "$1" cm_status)" 28 "CM reject reason (consumer defined)"
+	assert_eq "$(ti_field "$1" result)" rejected "result"
+	assert_eq "$(ti_field "$1" cm_status)" 28 "CM reject reason (consumer defined)"
 	assert_eq "$(priv_bytes "$1" 0 1)" c2 "SRP_LOGIN_REJ opcode"
-	assert_eq "$(field "$1" reason)" "$2" "SRP_LOGIN_REJ reason"
+	assert_eq "$(ti_field "$1" reason)" "$2" "SRP_LOGIN_REJ reason"
 }
 
 # srp_channel_states: "cm state" of every live channel line.

@@ -104,6 +104,17 @@ io_dd_verify() {
 	rm -f /tmp/io-pattern /tmp/io-back
 }
 
+# io_dd_large DEV: 4 MiB and 8 MiB blocks (four of each), direct and
+# buffered, each written with io_dd_verify and read back compared.
+io_dd_large() {
+	local bs
+	for bs in 4M 8M; do
+		io_dd_verify "$1" "$bs" 4 direct
+		io_dd_verify "$1" "$bs" 4 buffered
+		log "$bs direct and buffered verified"
+	done
+}
+
 # io_mkfs_check DEV: ext4 made, files written, unmounted, fsck -f clean,
 # mounted again and the files compared.
 io_mkfs_check() {

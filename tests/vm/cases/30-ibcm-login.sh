@@ -23,8 +23,8 @@ srp_target "$(port_gid_name)" "0x$iid"
 if srpt_is_intree; then
 	out=$(ibcm_login "$iid")
 	log "$out"
-	assert_eq "$(field "$out" result)" rejected "in-tree: valid login over IB/CM on RoCE"
-	assert_eq "$(field "$out" cm_status)" 8 "in-tree: CM reason (invalid service id: no IB/CM listener on RoCE)"
+	assert_eq "$(ti_field "$out" result)" rejected "in-tree: valid login over IB/CM on RoCE"
+	assert_eq "$(ti_field "$out" cm_status)" 8 "in-tree: CM reason (invalid service id: no IB/CM listener on RoCE)"
 	srp_cleanup
 	exit 0
 fi
@@ -40,7 +40,7 @@ assert_eq "$(echo "$ch" | awk '{ print $1, $3, $4 }')" "0x$iid ib_cm live" "chan
 wait $pid || fail "valid login did not succeed (status $?): $(cat "$SRPT_VM_OUT/30-valid.out")"
 out=$(cat "$SRPT_VM_OUT/30-valid.out")
 log "$out"
-assert_eq "$(field "$out" result)" established "valid login"
+assert_eq "$(ti_field "$out" result)" established "valid login"
 # SRP_LOGIN_RSP: opcode c0, req_lim_delta 64, tag echoed, max_it_iu_len =
 # the 8260 asked, max_ti_iu_len 256 (srp_max_rsp_size), buf_fmt direct |
 # indirect, rsp_flags NO_CHAN (first channel of the nexus).
@@ -82,14 +82,14 @@ srp_wait_channels 0
 
 # Nobody listens on this service id: the CM itself rejects (reason 8).
 out=$(IBCM_SID=5eed000000000030 ibcm_login "$iid"); log "$out"
-assert_eq "$(field "$out" result)" rejected "unknown service id"
-assert_eq "$(field "$out" cm_status)" 8 "CM reason invalid service id"
-assert_eq "$(field "$out" reason)" 0x00000000 "no SRP reject"
+assert_eq "$(ti_field "$out" result)" rejected "unknown service id"
+assert_eq "$(ti_field "$out" cm_status)" 8 "CM reason invalid service id"
+assert_eq "$(ti_field "$out" reason)" 0x00000000 "no SRP reject"
 
 # Unreachable: veth1's address is local but not on rxe0 (no source GID).
 out=$("$IBCM_TOOL" --cm ib --addr "$VETH1_IP" --service-id "$g" --login "$iid" "$g$g")
 log "$out"
-assert_eq "$(field "$out" result)" unreachable "destination not on rxe0"
+assert_eq "$(ti_field "$out" result)" unreachable "destination not on rxe0"
 
 # A valid login right after all that.
 out=$(ibcm_login "$iid") || fail "final valid login: $out"

@@ -33,7 +33,7 @@ kill $pid
 wait $pid
 out=$(cat "$o/31-nortu.out")
 log "$out"
-assert_eq "$(field "$out" result)" established "no-RTU login got its REP"
+assert_eq "$(ti_field "$out" result)" established "no-RTU login got its REP"
 
 # --- REJ instead of RTU
 kmsg_mark "31 reject-rep"
@@ -65,12 +65,12 @@ assert_eq "$(srp_channels | awk '{ print $1, $3, $4 }')" "0x$iid ib_cm live" "th
 kill $vpid
 wait $vpid
 log "vanish: $(cat "$o/31-vanish.out")"
-assert_eq "$(field "$(cat "$o/31-vanish.out")" result)" established "vanish login"
+assert_eq "$(ti_field "$(cat "$o/31-vanish.out")" result)" established "vanish login"
 kill $tpid
 wait $tpid
 out=$(cat "$o/31-takeover.out")
 log "takeover: $out"
-assert_eq "$(field "$out" result)" established "takeover login"
+assert_eq "$(ti_field "$out" result)" established "takeover login"
 assert_eq "$(priv_bytes "$out" 26 1)" 01 "rsp_flags TERMINATED"
 srp_wait_channels 0
 

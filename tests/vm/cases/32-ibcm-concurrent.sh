@@ -29,7 +29,7 @@ assert_eq "$(srp_channels | grep -c ' ib_cm live ')" $N "live IB/CM channels"
 wait $pid || fail "concurrent logins: status $?: $(cat "$SRPT_VM_OUT/32.out")"
 cat "$SRPT_VM_OUT/32.out"
 sum=$(grep '^summary' "$SRPT_VM_OUT/32.out")
-assert_eq "$(field "$sum" established)" $N "established"
+assert_eq "$(ti_field "$sum" established)" $N "established"
 wait_channels_max 0 30
 srp_cleanup
 srpt_unload || fail "unload failed"

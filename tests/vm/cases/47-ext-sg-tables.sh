@@ -14,11 +14,7 @@ io_initiator cmd_sg_entries=1 allow_ext_sg=1 indirect_sg_entries=256
 kmsg_mark "47 login"
 dev=$(io_disk max_sect=16384) || exit 1
 
-for bs in 4M 8M; do
-	io_dd_verify "$dev" "$bs" 4 direct
-	io_dd_verify "$dev" "$bs" 4 buffered
-	log "$bs direct and buffered verified"
-done
+io_dd_large "$dev"
 io_fio ext-4m --filename="$dev" --direct=1 --rw=write --bs=4M --iodepth=4 \
 	--size=$((32 * IO_SCALE))M --numjobs=2 --offset_increment=$((32 * IO_SCALE))M
 io_fio ext-8m --filename="$dev" --direct=1 --rw=randwrite --bs=8M --iodepth=4 \

@@ -13,11 +13,7 @@ io_initiator cmd_sg_entries=255
 kmsg_mark "48 login"
 dev=$(io_disk max_sect=16384) || exit 1
 
-for bs in 4M 8M; do
-	io_dd_verify "$dev" "$bs" 4 direct
-	io_dd_verify "$dev" "$bs" 4 buffered
-	log "$bs direct and buffered verified"
-done
+io_dd_large "$dev"
 io_fio sg255-4m --filename="$dev" --direct=1 --rw=randwrite --bs=4M --iodepth=4 \
 	--size=$((32 * IO_SCALE))M --numjobs=2 --offset_increment=$((32 * IO_SCALE))M
 dmesg_since "48 login" | grep -E "SRP_CMD refused|work request failed" && fail "refusals or queue errors"
