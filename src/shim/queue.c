@@ -410,26 +410,41 @@ void srpt_k_ring_destroy(struct srpt_k_ring *ring)
 	srpt_k_ring_free(ring, ring->count);
 }
 
-int srpt_k_post_recv(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
-		     uint32_t index)
+/*
+ * Fills a receive of ring[index] whose completion calls srpt_k_recv_done(),
+ * on the QP the IU comes to (also when posted on an SRQ). The buffer goes
+ * back to the device after the CPU read it.
+ */
+static int srpt_k_prep_recv(struct srpt_k_ring *ring, u32 index,
+			    struct ib_recv_wr *wr, struct ib_sge *sge)
 {
 	struct srpt_k_ring_entry *ent;
-	struct ib_recv_wr wr = {};
-	struct ib_sge sge;
 
 	if (WARN_ON_ONCE(ring->dir != SRPT_RING_RECV || index >= ring->count))
 		return -EINVAL;
 	ent = &ring->ent[index];
-
-	/* Back to the device after the CPU read it. */
 	ib_dma_sync_single_for_device(ring->ib_dev, ent->dma, ring->size,
 				      DMA_FROM_DEVICE);
-	sge.addr = ent->dma;
-	sge.length = ring->size;
-	sge.lkey = ring->lkey;
-	wr.wr_cqe = &ent->cqe;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
+	sge->addr = ent->dma;
+	sge->length = ring->size;
+	sge->lkey = ring->lkey;
+	memset(wr, 0, sizeof(*wr));
+	wr->wr_cqe = &ent->cqe;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	return 0;
+}
+
+int srpt_k_post_recv(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
+		     uint32_t index)
+{
+	struct ib_recv_wr wr;
+	struct ib_sge sge;
+	int ret;
+
+	ret = srpt_k_prep_recv(ring, index, &wr, &sge);
+	if (ret)
+		return ret;
 	return ib_post_recv(qp->ib_qp, &wr, NULL);
 }
 
@@ -437,23 +452,13 @@ int srpt_k_post_recv(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
 
 static int srpt_k_srq_post(struct srpt_k_srq *srq, u32 index)
 {
-	struct srpt_k_ring *ring = srq->ring;
-	struct srpt_k_ring_entry *ent;
-	struct ib_recv_wr wr = {};
+	struct ib_recv_wr wr;
 	struct ib_sge sge;
+	int ret;
 
-	if (WARN_ON_ONCE(index >= ring->count))
-		return -EINVAL;
-	ent = &ring->ent[index];
-	ib_dma_sync_single_for_device(ring->ib_dev, ent->dma, ring->size,
-				      DMA_FROM_DEVICE);
-	sge.addr = ent->dma;
-	sge.length = ring->size;
-	sge.lkey = ring->lkey;
-	/* Completes through srpt_k_recv_done() on the QP the IU came to. */
-	wr.wr_cqe = &ent->cqe;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
+	ret = srpt_k_prep_recv(srq->ring, index, &wr, &sge);
+	if (ret)
+		return ret;
 	return ib_post_srq_recv(srq->ib_srq, &wr, NULL);
 }
 

@@ -130,3 +130,21 @@ dio_channels_idle() {
 	awk '$4 != "live" || $8 != 0 || $9 != 0 || $10 != $6 { bad = 1 } END { exit bad }' \
 		/tmp/channels || fail "channels not idle with every credit back"
 }
+
+# The fio job of both cases: random 4 KiB writes, QD 32, two jobs on disjoint
+# 8 MiB regions, each block read back and checked (about 10 s under TCG).
+DIO_FIO_W=(--direct=1 --rw=randwrite --bs=4k --iodepth=32 --numjobs=2 --size=8M --offset_increment=8M)
+
+# dio_baseline: a warm-up login and verified fio (rxe0's CQ pool gets its
+# CQs), logout, then the baselines of objects and memory the case comes
+# back to.
+dio_baseline() {
+	local dev
+	dev=$(io_disk ch_count=2) || exit 1
+	io_fio warm --filename="$dev" "${DIO_FIO_W[@]}"
+	dio_channels_idle 2
+	srp_logout
+	fault_settle
+	fault_baseline
+	mem_baseline
+}

@@ -35,22 +35,11 @@ acl=$t/acls/$VETH0_IP
 srp_target "$name" "$VETH0_IP"
 fault_debugfs
 
-# Random 4 KiB writes, QD 32, two jobs on disjoint 8 MiB regions, each block
-# read back and checked: about 10 s under TCG.
-FIO_W=(--direct=1 --rw=randwrite --bs=4k --iodepth=32 --numjobs=2 --size=8M --offset_increment=8M)
-
-# Warm-up (rxe0's CQ pool gets its CQs), then the baseline of objects.
-dev=$(io_disk ch_count=2) || exit 1
-io_fio warm --filename="$dev" "${FIO_W[@]}"
-dio_channels_idle 2
-srp_logout
-fault_settle
-fault_baseline
-mem_baseline
+dio_baseline
 
 # (a) The initiator logs out under fio.
 dev=$(io_disk ch_count=2) || exit 1
-dio_fio_start logout --filename="$dev" "${FIO_W[@]}" --size=64M
+dio_fio_start logout --filename="$dev" "${DIO_FIO_W[@]}" --size=64M
 dio_wait_io "$dev" 1000
 dio_expect_running "initiator logout"
 kmsg_mark "43 logout"
@@ -75,7 +64,7 @@ log "initiator logout: objects back: $OBJLINE"
 dev=$(io_disk ch_count=2) || exit 1
 # Reconnect every second; fail I/O only after 30 s, drop the port after 120.
 dio_rport_tmo 1 30 120
-dio_fio_start tpg --filename="$dev" "${FIO_W[@]}"
+dio_fio_start tpg --filename="$dev" "${DIO_FIO_W[@]}"
 dio_wait_io "$dev" 1000
 dio_expect_running "TPG disable"
 kmsg_mark "43 tpg"
@@ -99,7 +88,7 @@ dio_channels_idle 2
 # are served by the virtual LUN too: in one run whose removal met fio's
 # read-back phase, fio reported a verification failure besides EREMOTEIO
 # (not traced further).
-dio_fio_start acl --filename="$dev" "${FIO_W[@]}" --size=64M
+dio_fio_start acl --filename="$dev" "${DIO_FIO_W[@]}" --size=64M
 dio_wait_io "$dev" 1000
 dio_expect_running "ACL removal"
 kmsg_mark "43 acl"
@@ -131,7 +120,7 @@ for i in $(seq 300); do
 	sleep 0.1
 done
 expect_dmesg_since "43 acl back" "ib_srp: reconnect succeeded" "ib_srp logged in again after the ACL came back"
-io_fio acl-back --filename="$dev" "${FIO_W[@]}"
+io_fio acl-back --filename="$dev" "${DIO_FIO_W[@]}"
 dio_channels_idle 2
 
 srp_logout

@@ -37,15 +37,7 @@ io_nullb
 srp_target "$(port_guid_name)" "$VETH0_IP"
 fault_debugfs
 
-FIO_W=(--direct=1 --rw=randwrite --bs=4k --iodepth=32 --numjobs=2 --size=8M --offset_increment=8M)
-
-dev=$(io_disk ch_count=2) || exit 1
-io_fio warm --filename="$dev" "${FIO_W[@]}"
-dio_channels_idle 2
-srp_logout
-fault_settle
-fault_baseline
-mem_baseline
+dio_baseline
 
 rport_state() { cat /sys/class/srp_remote_ports/port-*/state 2>/dev/null | tr '\n' ' '; }
 port_state() { cat "/sys/class/infiniband/$RXE/ports/1/state"; }
@@ -84,7 +76,7 @@ log "link down/up: objects back: $OBJLINE"
 
 # (b) rxe0 is deleted under fio.
 dev=$(io_disk ch_count=2) || exit 1
-dio_fio_start linkdel --filename="$dev" "${FIO_W[@]}" --size=64M
+dio_fio_start linkdel --filename="$dev" "${DIO_FIO_W[@]}" --size=64M
 dio_wait_io "$dev" 1000
 dio_expect_running "rxe removal"
 kmsg_mark "44 delete"
@@ -117,7 +109,7 @@ run rxe_add
 run mkdir -p "$SRPT_CFS"
 srp_target "$(port_guid_name)" "$VETH0_IP"
 dev=$(io_disk ch_count=2) || exit 1
-io_fio after --filename="$dev" "${FIO_W[@]}"
+io_fio after --filename="$dev" "${DIO_FIO_W[@]}"
 dio_channels_idle 2
 srp_logout
 srp_wait_channels 0
