@@ -25,8 +25,14 @@
 # Environment: SRPT_ROOT, BENCH_OUT, BENCH_OURS (module path), BENCH_INTREE,
 # BENCH_TARGETS (default "floor intree ours"), BENCH_SEQ (sequential logins,
 # default 100), BENCH_SRP (ib_srp add/remove cycles, 12), BENCH_STORMS
-# ("16 64 256"), BENCH_MEM_N (64), BENCH_FIO_S (seconds per fio job, 8),
-# BENCH_PHASES (default "seq storm mem ib_srp fio").
+# ("16 64 256"), BENCH_MEM_N (64), BENCH_FIO_S (seconds per fio job, 6),
+# BENCH_FIO_ROUNDS (3), BENCH_PHASES (default "seq storm mem ib_srp fio").
+#
+# fio runs last, in rounds that alternate the SRP targets (in-tree, ours,
+# in-tree, ours, ...), each target loaded afresh per round; the report takes
+# each figure's median over the rounds. One run per target after its other
+# phases measured the order as much as the driver: the same two modules
+# swapped places by up to 30% between boots of a quiet host.
 set -u
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
@@ -37,7 +43,8 @@ SEQ=${BENCH_SEQ:-100}
 SRP_REPS=${BENCH_SRP:-12}
 STORMS=${BENCH_STORMS:-16 64 256}
 MEM_N=${BENCH_MEM_N:-64}
-FIO_S=${BENCH_FIO_S:-8}
+FIO_S=${BENCH_FIO_S:-6}
+FIO_ROUNDS=${BENCH_FIO_ROUNDS:-3}
 PHASES=${BENCH_PHASES:-seq storm mem ib_srp fio}
 TOOL=$SRPT_ROOT/build/tools/srp_initiator
 FLOOR=$SRPT_ROOT/build/bench/floor_server
@@ -238,11 +245,11 @@ phase_mem() {
 	paste -sd ' ' "$f"
 }
 
-# I/O through ib_srp (default login) with fio.
+# I/O through ib_srp (default login) with fio; $1: the round.
 phase_fio() {
-	local dev job
+	local round=$1 dev job
 	[ "$TARGET" = floor ] && return 0
-	say "$TARGET: fio, ${FIO_S}s per job"
+	say "$TARGET: fio round $round, ${FIO_S}s per job"
 	wait_qps 0 60
 	srp_initiator_load
 	echo "id_ext=$GUID,ioc_guid=$GUID,dest=$VETH0_IP:$SRP_PORT" >"$SRP_SYSFS/add_target" || {
@@ -255,11 +262,19 @@ phase_fio() {
 		fio --name="$rw-$bs" --filename="$dev" --direct=1 --ioengine=libaio \
 			--rw="$rw" --bs="$bs" --iodepth="$qd" --numjobs=1 \
 			--runtime="$FIO_S" --ramp_time=1 --time_based --group_reporting \
-			--output-format=json --output="$RAW/fio_$rw-$bs.json" >/dev/null 2>&1 ||
+			--output-format=json --output="$RAW/fio_$rw-$bs.r$round.json" >/dev/null 2>&1 ||
 			echo "fio $rw $bs failed" >>"$RAW/errors.txt"
 	done
 	srp_logout
 	wait_qps 0 60
+}
+
+# target_reports MARK: the kernel log of $TARGET since MARK, appended to its
+# dmesg.txt, and any kernel report in it to kernel_reports.txt.
+target_reports() {
+	dmesg | awk -v m="srpt-vm-mark: $1" 'on { print } index($0, m) { on = 1 }' |
+		tee -a "$RAW/dmesg.txt" | kernel_reports >>"$RAW/kernel_reports.txt"
+	[ ! -s "$RAW/kernel_reports.txt" ] || { say "$TARGET: kernel reported:"; cat "$RAW/kernel_reports.txt"; }
 }
 
 # ------------------------------------------------------------- main
@@ -270,7 +285,7 @@ setup || { say "setup failed"; exit 1; }
 	echo "cpus=$(nproc)"
 	echo "memtotal_kb=$(meminfo MemTotal)"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "seq=$SEQ srp_reps=$SRP_REPS storms=${STORMS// /,} mem_n=$MEM_N fio_s=$FIO_S"
+	echo "seq=$SEQ srp_reps=$SRP_REPS storms=${STORMS// /,} mem_n=$MEM_N fio_s=$FIO_S fio_rounds=$FIO_ROUNDS"
 	echo "login_opts=$LOGIN_OPTS"
 } >"$OUT/raw/meta.txt"
 kmsg_mark "bench start"
@@ -288,13 +303,29 @@ for TARGET in $TARGETS; do
 		continue
 	fi
 	for ph in $PHASES; do
-		"phase_$ph"
+		[ "$ph" = fio ] || "phase_$ph"
 	done
 	target_down || { say "$TARGET: teardown failed"; st=1; }
-	dmesg | awk -v m="srpt-vm-mark: bench $TARGET" 'on { print } index($0, m) { on = 1 }' \
-		>"$RAW/dmesg.txt"
-	kernel_reports <"$RAW/dmesg.txt" >"$RAW/kernel_reports.txt"
-	[ ! -s "$RAW/kernel_reports.txt" ] || { say "$TARGET: kernel reported:"; cat "$RAW/kernel_reports.txt"; }
+	target_reports "bench $TARGET"
 done
+case " $PHASES " in *" fio "*)
+	for round in $(seq "$FIO_ROUNDS"); do
+		for TARGET in $TARGETS; do
+			[ "$TARGET" = floor ] && continue
+			RAW=$OUT/raw/$TARGET
+			kmsg_mark "bench fio $round $TARGET"
+			if ! target_up; then
+				say "$TARGET: could not be set up for fio round $round"
+				echo "fio round $round: setup failed" >>"$RAW/errors.txt"
+				st=1
+				target_down
+				continue
+			fi
+			phase_fio "$round"
+			target_down || { say "$TARGET: teardown failed"; st=1; }
+			target_reports "bench fio $round $TARGET"
+		done
+	done ;;
+esac
 say "done"
 exit $st

@@ -14,9 +14,11 @@ Exit status 0 when every figure could be computed, 1 when some are missing
 (a phase failed: the table shows "-" there and the JSON null).
 """
 import argparse
+import glob
 import json
 import os
 import re
+import statistics
 import sys
 
 TARGETS = ("ours", "intree", "floor")
@@ -142,7 +144,7 @@ def mem_stats(path):
     return res
 
 
-def fio_stats(path, side):
+def fio_run(path, side):
     text = read(path)
     if not text:
         return None
@@ -155,6 +157,19 @@ def fio_stats(path, side):
         return None
     return {"iops": job["iops"], "mib_s": job["bw_bytes"] / 2**20,
             "lat_p99_us": job.get("clat_ns", {}).get("percentile", {}).get("99.000000", 0) / 1000}
+
+
+def fio_stats(raw, name, side):
+    """The median over the rounds (fio_NAME.rN.json) of each figure, and the
+    rounds themselves. A round that failed counts as missing."""
+    paths = sorted(glob.glob(os.path.join(raw, f"fio_{name}.r*.json")))
+    runs = [r for r in (fio_run(p, side) for p in paths) if r is not None]
+    if not runs:
+        return None
+    res = {k: statistics.median(r[k] for r in runs) for k in ("iops", "mib_s", "lat_p99_us")}
+    res["rounds"] = runs
+    res["rounds_failed"] = len(paths) - len(runs)
+    return res
 
 
 def collect(run):
@@ -180,10 +195,10 @@ def collect(run):
             d["srp_remove"] = us_stats(numbers(os.path.join(raw, "srp_remove_us.txt")))
             d["srp_ch_count"] = (read(os.path.join(raw, "srp_ch_count.txt")) or "").split()
             d["fio"] = {
-                "randread_4k": fio_stats(os.path.join(raw, "fio_randread-4k.json"), "read"),
-                "randwrite_4k": fio_stats(os.path.join(raw, "fio_randwrite-4k.json"), "write"),
-                "read_1m": fio_stats(os.path.join(raw, "fio_read-1m.json"), "read"),
-                "write_1m": fio_stats(os.path.join(raw, "fio_write-1m.json"), "write"),
+                "randread_4k": fio_stats(raw, "randread-4k", "read"),
+                "randwrite_4k": fio_stats(raw, "randwrite-4k", "write"),
+                "read_1m": fio_stats(raw, "read-1m", "read"),
+                "write_1m": fio_stats(raw, "write-1m", "write"),
             }
         d["errors"] = (read(os.path.join(raw, "errors.txt")) or "").strip().splitlines()
         d["kernel_reports"] = (read(os.path.join(raw, "kernel_reports.txt")) or "").strip().splitlines()
@@ -231,10 +246,10 @@ def rows(data):
         lambda d: get(d, "mem", "memavailable_kb_per_channel"))
     row("memory per live channel: Slab", "KiB", "low", lambda d: get(d, "mem", "slab_kb_per_channel"))
     row("memory per live channel: VmallocUsed", "KiB", "low", lambda d: get(d, "mem", "vmalloc_kb_per_channel"))
-    for key, label, field, unit in (("randread_4k", "fio 4 KiB random read, QD 32", "iops", "IOPS"),
-                                    ("randwrite_4k", "fio 4 KiB random write, QD 32", "iops", "IOPS"),
-                                    ("read_1m", "fio 1 MiB sequential read, QD 8", "mib_s", "MiB/s"),
-                                    ("write_1m", "fio 1 MiB sequential write, QD 8", "mib_s", "MiB/s")):
+    for key, label, field, unit in (("randread_4k", "fio 4 KiB random read, QD 32 (median)", "iops", "IOPS"),
+                                    ("randwrite_4k", "fio 4 KiB random write, QD 32 (median)", "iops", "IOPS"),
+                                    ("read_1m", "fio 1 MiB sequential read, QD 8 (median)", "mib_s", "MiB/s"),
+                                    ("write_1m", "fio 1 MiB sequential write, QD 8 (median)", "mib_s", "MiB/s")):
         row(label, unit, "high", lambda d, key=key, field=field: get(d, "fio", key, field), ("ours", "intree"))
     return out
 
@@ -348,7 +363,7 @@ def main():
           f"{meta.get('cpus', '?')} vCPUs (QEMU TCG), {int(meta.get('memtotal_kb', 0)) // 1024} MiB")
     print(f"repetitions: {meta.get('seq', '?')} sequential logins, {meta.get('srp_reps', '?')} ib_srp "
           f"add/remove, storms of {meta.get('storms', '?')}, {meta.get('mem_n', '?')} live channels, "
-          f"fio {meta.get('fio_s', '?')} s per job")
+          f"fio {meta.get('fio_s', '?')} s per job, median of {meta.get('fio_rounds', '1')} alternating rounds")
     print()
     hdr = ("metric", "unit", "ours", "in-tree", "floor", "ours/in-tree", "ours/floor")
     lines = []
