@@ -7,6 +7,9 @@
 # verified), "io-error ERRNO" (fio stopped on an I/O error; nothing read back
 # differed), "verify-error" (a block read back differs: always a failure).
 
+# A case that ends early (fail) leaves no fio of its own behind.
+trap '[ -n "${DIO_PID:-}" ] && kill -9 "$DIO_PID" 2>/dev/null' EXIT
+
 # dio_fio_start NAME FIO-ARGS...: fio with crc32c verification of every block
 # it wrote, in the background (DIO_PID); stops at the first error.
 dio_fio_start() {

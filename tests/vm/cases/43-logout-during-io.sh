@@ -25,8 +25,6 @@
 . "$SRPT_ROOT/tests/vm/fault.sh"
 . "$SRPT_ROOT/tests/vm/disrupt.sh"
 
-trap '[ -n "${DIO_PID:-}" ] && kill -9 "$DIO_PID" 2>/dev/null' EXIT
-
 srpt_load
 io_nullb
 name=$(port_guid_name)
