@@ -81,7 +81,14 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
   *failed_step = "queue pair";
   srpt_qp_params qp{};
   qp.send_depth = send_queue_depth(cfg.slots, cfg.sq_size);
-  qp.recv_depth = depth;
+  // The CQ, shared from the device's pool with other channels, must hold
+  // every receive completion this QP can produce, or its overflow breaks
+  // all the channels on it. An own receive queue bounds them by the
+  // credits; an SRQ does not: an initiator that ignores its credits can be
+  // given every buffer posted on the SRQ before the channel sees the
+  // excess and closes (in-tree's per-channel CQ of 4224 entries holds a
+  // default SRQ too).
+  qp.recv_depth = cfg.srq ? cfg.srq->count() : depth;
   qp.srq = cfg.srq ? cfg.srq->ksrq() : nullptr;
   qp.pkey = cfg.pkey;
   qp.ctx = &c;

@@ -127,8 +127,8 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	send_wr = params->send_depth - rdma_ctxs * factor + 1;
 	/*
 	 * + 1: the receive drain request. With an SRQ the CQ still gets this
-	 * QP's receive completions, as many as the initiator has credits
-	 * (recv_depth); the QP has no RQ, and ib_drain_qp() drains only its SQ.
+	 * QP's receive completions, up to recv_depth (the core passes the
+	 * SRQ's size); the QP has no RQ, and ib_drain_qp() drains only its SQ.
 	 */
 	if (check_add_overflow(params->recv_depth, 1U, &recv_wr) ||
 	    check_add_overflow(params->send_depth + 1, recv_wr, &qp->cq_size)) {

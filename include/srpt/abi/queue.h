@@ -23,7 +23,7 @@ struct srpt_qp_params {
 	uint32_t send_depth;
 	/*
 	 * Request IUs: the QP's own receive queue, or with `srq` the receive
-	 * completions of this QP the CQ must hold (the initiator's credits).
+	 * completions of this QP the CQ must hold (every buffer of the SRQ).
 	 */
 	uint32_t recv_depth;
 	void *ctx;		/* the channel, for completions and QP events */

@@ -72,6 +72,8 @@ TEST_F(SrqTest, AChannelOnTheSrqRepostsItsIusToTheSrq) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
   ASSERT_NE(nullptr, Qp(o)->params.srq);
   EXPECT_EQ(Srq(), Qp(o)->params.srq);
+  EXPECT_EQ(kSrqSize, Qp(o)->params.recv_depth)
+      << "the CQ holds a completion for every SRQ buffer the initiator could take";
   EXPECT_TRUE(Qp(o)->recvs.empty());
   EXPECT_EQ(0u, fake::call_count(fake::Call::PostRecv)) << "no own receive queue";
   EXPECT_EQ(64u, Rsp(o).req_lim_delta);
