@@ -320,7 +320,7 @@ int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 	u32 i;
 	int ret;
 
-	if (!count || !size || size > SZ_1M ||
+	if (!count || !size ||
 	    (dir != SRPT_RING_RECV && dir != SRPT_RING_SEND))
 		return -EINVAL;
 	/*
