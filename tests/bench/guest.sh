@@ -24,7 +24,7 @@
 #
 # Environment: SRPT_ROOT, BENCH_OUT, BENCH_OURS (module path), BENCH_INTREE,
 # BENCH_TARGETS (default "floor intree ours"), BENCH_SEQ (sequential logins,
-# default 100), BENCH_SRP (ib_srp add/remove cycles, 12), BENCH_STORMS
+# default 100, twice: back to back and BENCH_SEQ_GAP_MS apart, default 30), BENCH_SRP (ib_srp add/remove cycles, 12), BENCH_STORMS
 # ("16 64 256"), BENCH_MEM_N (64), BENCH_FIO_S (seconds per fio job, 6),
 # BENCH_FIO_ROUNDS (3), BENCH_PHASES (default "seq storm mem ib_srp fio").
 #
@@ -40,6 +40,7 @@ set -u
 OUT=${BENCH_OUT:?}
 TARGETS=${BENCH_TARGETS:-floor intree ours}
 SEQ=${BENCH_SEQ:-100}
+SEQ_GAP_MS=${BENCH_SEQ_GAP_MS:-30}
 SRP_REPS=${BENCH_SRP:-12}
 STORMS=${BENCH_STORMS:-16 64 256}
 MEM_N=${BENCH_MEM_N:-64}
@@ -148,12 +149,20 @@ target_down() {
 }
 
 # ------------------------------------------------------------- phases
-# Sequential logins and logouts with the test initiator (no SCSI work).
+# Sequential logins and logouts with the test initiator (no SCSI work):
+# back to back, then SEQ_GAP_MS apart. Back to back, each REQ competes with
+# the release of the channel before it and finds the guest's CPUs awake;
+# apart, every login starts from an idle guest, as one after a fabric event
+# does.
 phase_seq() {
-	say "$TARGET: $SEQ sequential logins"
+	say "$TARGET: $SEQ sequential logins, back to back"
 	wait_qps 0 60
 	cli --count "$SEQ" >"$RAW/login_seq.txt" 2>&1
 	tail -n 1 "$RAW/login_seq.txt"
+	say "$TARGET: $SEQ sequential logins, $SEQ_GAP_MS ms apart"
+	wait_qps 0 60
+	cli --count "$SEQ" --gap-ms "$SEQ_GAP_MS" >"$RAW/login_seq_gap.txt" 2>&1
+	tail -n 1 "$RAW/login_seq_gap.txt"
 }
 
 # ib_srp add_target (login + SCSI scan; the write returns after the scan)
@@ -285,7 +294,7 @@ setup || { say "setup failed"; exit 1; }
 	echo "cpus=$(nproc)"
 	echo "memtotal_kb=$(meminfo MemTotal)"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "seq=$SEQ srp_reps=$SRP_REPS storms=${STORMS// /,} mem_n=$MEM_N fio_s=$FIO_S fio_rounds=$FIO_ROUNDS"
+	echo "seq=$SEQ seq_gap_ms=$SEQ_GAP_MS srp_reps=$SRP_REPS storms=${STORMS// /,} mem_n=$MEM_N fio_s=$FIO_S fio_rounds=$FIO_ROUNDS"
 	echo "login_opts=$LOGIN_OPTS"
 } >"$OUT/raw/meta.txt"
 kmsg_mark "bench start"

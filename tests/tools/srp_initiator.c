@@ -9,8 +9,11 @@
  *          [--it-iu-len N] [--flags N] [--buf-fmt N] [--opcode N]
  *          [--imm-offset N])
  *          [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]
- *          [--timeout-ms N] [--count N | --concurrent N] [--dump]
+ *          [--timeout-ms N] [--count N [--gap-ms N] | --concurrent N] [--dump]
  *
+ * --gap-ms N pauses N ms after each sequential login's logout, before the
+ * next REQ: every login then starts from an idle fabric and target (no
+ * work of the previous one still running, and no CPU kept busy by it).
  * --dump prints the login bytes (hex) instead of sending them; with --req
  * and --concurrent every login sends the same bytes (one I_T nexus).
  * --iu HEX (repeatable, RDMA/CM, sequential logins): once a login is
@@ -285,7 +288,8 @@ static void usage(const char *argv0)
 		"       (--req HEX | --login I_PORT_ID TARGET_PORT_ID [--it-iu-len N]\n"
 		"        [--flags N] [--buf-fmt N] [--opcode N] [--imm-offset N])\n"
 		"       [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]\n"
-		"       [--timeout-ms N] [--count N | --concurrent N] [--dump] [--iu HEX]...\n", argv0);
+		"       [--timeout-ms N] [--count N [--gap-ms N] | --concurrent N] [--dump]\n"
+		"       [--iu HEX]...\n", argv0);
 	exit(2);
 }
 
@@ -300,13 +304,14 @@ int main(int argc, char **argv)
 		{ "after", 1, 0, 'A' }, { "hold-ms", 1, 0, 'H' },
 		{ "timeout-ms", 1, 0, 'T' }, { "count", 1, 0, 'n' },
 		{ "concurrent", 1, 0, 'C' }, { "dump", 0, 0, 'D' },
-		{ "iu", 1, 0, 'I' }, { "imm-offset", 1, 0, 'm' }, { 0 }
+		{ "iu", 1, 0, 'I' }, { "imm-offset", 1, 0, 'm' },
+		{ "gap-ms", 1, 0, 'g' }, { 0 }
 	};
 	struct login_fields f = { .it_iu_len = 8260, .buf_fmt = 0x06 };
 	struct ti_login base = { .cm = TI_CM_RDMA, .dev = "rxe0", .rdma_port = 5555 };
 	uint8_t raw[256];
 	size_t raw_len = 0, len;
-	int have_raw = 0, have_login = 0, count = 1, concurrent = 0;
+	int have_raw = 0, have_login = 0, count = 1, concurrent = 0, gap_ms = 0;
 	int n, i, c;
 	uint64_t t0, wall, *lat;
 	int have_service_id = 0, dump = 0, n_ius = 0;
@@ -363,6 +368,7 @@ int main(int argc, char **argv)
 		case 'T': base.timeout_ms = strtoul(optarg, NULL, 0); break;
 		case 'n': count = atoi(optarg); break;
 		case 'C': concurrent = atoi(optarg); break;
+		case 'g': gap_ms = atoi(optarg); break;
 		case 'D': dump = 1; break;
 		case 'I':
 			if (n_ius == MAX_IUS ||
@@ -381,7 +387,8 @@ int main(int argc, char **argv)
 	}
 	n = concurrent ? concurrent : count;
 	if (n < 1 || n > (concurrent ? MAX_CONCURRENT : MAX_COUNT) ||
-	    (n_ius && (concurrent || base.cm != TI_CM_RDMA)))
+	    (n_ius && (concurrent || base.cm != TI_CM_RDMA)) ||
+	    gap_ms < 0 || (gap_ms && concurrent))
 		usage(argv[0]);
 
 	/* One job per thread; sequential logins reuse one. */
@@ -437,6 +444,8 @@ int main(int argc, char **argv)
 			if (n_ius && j->out.result == TI_ESTABLISHED)
 				exchange_ius(j->conn, ius, iu_len, n_ius, base.timeout_ms);
 			ti_finish(j->conn);
+			if (gap_ms && i + 1 < n)
+				ti_hold(gap_ms);
 		}
 		wall = now_ns() - t0;
 	}
