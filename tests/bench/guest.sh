@@ -24,15 +24,20 @@
 #
 # Environment: SRPT_ROOT, BENCH_OUT, BENCH_OURS (module path), BENCH_INTREE,
 # BENCH_TARGETS (default "floor intree ours"), BENCH_SEQ (sequential logins,
-# default 100, twice: back to back and BENCH_SEQ_GAP_MS apart, default 30), BENCH_SRP (ib_srp add/remove cycles, 12), BENCH_STORMS
-# ("16 64 256"), BENCH_MEM_N (64), BENCH_FIO_S (seconds per fio job, 6),
-# BENCH_FIO_ROUNDS (3), BENCH_PHASES (default "seq storm mem ib_srp fio").
+# default 100, twice: back to back and BENCH_SEQ_GAP_MS apart, default 30),
+# BENCH_SRP (ib_srp add/remove cycles, 12), BENCH_STORMS ("16 64 256"), BENCH_MEM_N (64), BENCH_FIO_S (seconds per fio job, 6),
+# BENCH_FIO_ROUNDS (3), BENCH_FIO_CPU (the CPU fio is pinned to, 1; empty:
+# not pinned), BENCH_PHASES (default "seq storm mem ib_srp fio").
 #
 # fio runs last, in rounds that alternate the SRP targets (in-tree, ours,
 # in-tree, ours, ...), each target loaded afresh per round; the report takes
 # each figure's median over the rounds. One run per target after its other
 # phases measured the order as much as the driver: the same two modules
-# swapped places by up to 30% between boots of a quiet host.
+# swapped places by up to 30% between boots of a quiet host. fio is pinned
+# to one CPU: left to the scheduler, one driver's 4 KiB IOPS moved by up to
+# 2x between rounds of one boot (2076 against 4540); pinned, 4 rounds of
+# each driver stayed within 5% of each other but for one round disturbed
+# on the host.
 set -u
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
@@ -46,6 +51,7 @@ STORMS=${BENCH_STORMS:-16 64 256}
 MEM_N=${BENCH_MEM_N:-64}
 FIO_S=${BENCH_FIO_S:-6}
 FIO_ROUNDS=${BENCH_FIO_ROUNDS:-3}
+FIO_CPU=${BENCH_FIO_CPU-1}
 PHASES=${BENCH_PHASES:-seq storm mem ib_srp fio}
 TOOL=$SRPT_ROOT/build/tools/srp_initiator
 FLOOR=$SRPT_ROOT/build/bench/floor_server
@@ -268,7 +274,7 @@ phase_fio() {
 	dev=$(srp_disk) || { echo "fio: no disk" >>"$RAW/errors.txt"; return 1; }
 	for job in randread:4k:32 randwrite:4k:32 read:1m:8 write:1m:8; do
 		IFS=: read -r rw bs qd <<<"$job"
-		fio --name="$rw-$bs" --filename="$dev" --direct=1 --ioengine=libaio \
+		${FIO_CPU:+taskset -c "$FIO_CPU"} fio --name="$rw-$bs" --filename="$dev" --direct=1 --ioengine=libaio \
 			--rw="$rw" --bs="$bs" --iodepth="$qd" --numjobs=1 \
 			--runtime="$FIO_S" --ramp_time=1 --time_based --group_reporting \
 			--output-format=json --output="$RAW/fio_$rw-$bs.r$round.json" >/dev/null 2>&1 ||
