@@ -25,8 +25,8 @@
 # Environment: SRPT_ROOT, BENCH_OUT, BENCH_OURS (module path), BENCH_INTREE,
 # BENCH_TARGETS (default "floor intree ours"), BENCH_SEQ (sequential logins,
 # default 100, twice: back to back and BENCH_SEQ_GAP_MS apart, default 30),
-# BENCH_SRP (ib_srp add/remove cycles, 12), BENCH_STORMS ("16 64 256"), BENCH_MEM_N (64), BENCH_FIO_S (seconds per fio job, 6),
-# BENCH_FIO_ROUNDS (3), BENCH_FIO_CPU (the CPU fio is pinned to, 1; empty:
+# BENCH_SRP (ib_srp add/remove cycles, 12), BENCH_STORMS ("16 64 256"),
+# BENCH_MEM_N (64), BENCH_FIO_S (seconds per fio job, 6), BENCH_FIO_ROUNDS (3), BENCH_FIO_CPU (the CPU fio is pinned to, 1; empty:
 # not pinned), BENCH_PHASES (default "seq storm mem ib_srp fio").
 #
 # fio runs last, in rounds that alternate the SRP targets (in-tree, ours,
