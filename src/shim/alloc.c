@@ -13,18 +13,30 @@
 #include "fault.h"
 #include "shim.h"
 
-void *srpt_shim_kmalloc(size_t size, gfp_t gfp)
+static void *srpt_shim_kmalloc_counted(size_t size, gfp_t gfp)
 {
-	void *p;
+	void *p = kmalloc(size, gfp);
 
-	if (srpt_fault_hit(SRPT_FAULT_ALLOC))
-		return NULL;
-	p = kmalloc(size, gfp);
 	if (!p)
 		return NULL;
 	srpt_count_inc(SRPT_CNT_ALLOCS);
 	srpt_count_add(SRPT_CNT_ALLOC_BYTES, ksize(p));
 	return p;
+}
+
+void *srpt_shim_kmalloc(size_t size, gfp_t gfp)
+{
+	if (srpt_fault_hit(SRPT_FAULT_ALLOC))
+		return NULL;
+	return srpt_shim_kmalloc_counted(size, gfp);
+}
+
+void *srpt_shim_kmalloc_if_free(size_t size, enum srpt_fault_point point)
+{
+	if (srpt_fault_hit(point))
+		return NULL;
+	return srpt_shim_kmalloc_counted(size, (GFP_KERNEL & ~__GFP_RECLAIM) |
+					 __GFP_NOWARN);
 }
 
 void srpt_shim_kfree(const void *p)

@@ -36,6 +36,7 @@ static struct srpt_fault srpt_faults[SRPT_FAULT_POINT_COUNT] = {
 	[SRPT_FAULT_CM_ACCEPT] = { .name = "cm_accept" },
 	[SRPT_FAULT_CM_REJECT] = { .name = "cm_reject" },
 	[SRPT_FAULT_SRQ_CREATE] = { .name = "srq_create" },
+	[SRPT_FAULT_CHUNK_LARGE] = { .name = "chunk_large" },
 };
 
 bool srpt_fault_hit(enum srpt_fault_point point)

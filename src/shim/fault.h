@@ -25,6 +25,7 @@ enum srpt_fault_point {
 	SRPT_FAULT_CM_ACCEPT,	/* ib_send_cm_rep() / rdma_accept() */
 	SRPT_FAULT_CM_REJECT,	/* ib_send_cm_rej() / rdma_reject() of a login */
 	SRPT_FAULT_SRQ_CREATE,	/* ib_create_srq() of a device (use_srq) */
+	SRPT_FAULT_CHUNK_LARGE,	/* a ring's try at a 128 KiB chunk (queue.c) */
 	SRPT_FAULT_POINT_COUNT,
 };
 

@@ -307,6 +307,22 @@ static void srpt_k_ring_free(struct srpt_k_ring *ring, u32 mapped)
  * 32 KiB chunk instead.
  */
 #define SRPT_RING_CHUNK (PAGE_SIZE << PAGE_ALLOC_COSTLY_ORDER)
+/*
+ * Some sizes pack much better into a larger chunk: an aligned 8260-byte IU
+ * takes 8704 bytes, so three fill 81% of 32 KiB and fifteen fill all of
+ * 128 KiB (a 64-buffer ring: 560 KiB instead of 704, every byte of which
+ * init_on_alloc zeroes during the login). Such rings take 128 KiB chunks
+ * while the page allocator has them free (srpt_shim_kmalloc_if_free()), and
+ * 32 KiB chunks for the rest, so memory pressure or fragmentation never
+ * fails or stalls a login for the sake of packing.
+ */
+#define SRPT_RING_CHUNK_LARGE (SRPT_RING_CHUNK * 4)
+
+/* Buffers of `stride` bytes (plus `slack` once) in a chunk of `chunk` bytes. */
+static size_t srpt_k_ring_per_chunk(size_t chunk, size_t stride, size_t slack)
+{
+	return stride + slack <= chunk ? (chunk - slack) / stride : 1;
+}
 
 int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 		       uint32_t size, uint32_t align_at, enum srpt_ring_dir dir,
@@ -315,9 +331,9 @@ int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 	size_t lead = align_at ? (SRPT_RING_ALIGN - align_at % SRPT_RING_ALIGN) %
 					 SRPT_RING_ALIGN : 0;
 	size_t slack = align_at ? SRPT_RING_ALIGN : 0;
-	size_t stride, per_chunk;
+	size_t stride, per_chunk, per_large, n, j;
 	struct srpt_k_ring *ring;
-	u32 i;
+	u32 i, mapped = 0;
 	int ret;
 
 	if (!count || !size ||
@@ -330,8 +346,11 @@ int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 	 */
 	stride = ALIGN(lead + size, align_at ? SRPT_RING_ALIGN :
 					       dma_get_cache_alignment());
-	per_chunk = stride + slack <= SRPT_RING_CHUNK ?
-		    (SRPT_RING_CHUNK - slack) / stride : 1;
+	per_chunk = srpt_k_ring_per_chunk(SRPT_RING_CHUNK, stride, slack);
+	per_large = srpt_k_ring_per_chunk(SRPT_RING_CHUNK_LARGE, stride, slack);
+	/* Worth it only if a large chunk holds more than four small ones. */
+	if (per_large <= 4 * per_chunk)
+		per_large = 0;
 
 	ring = srpt_shim_kmalloc(struct_size(ring, ent, count),
 				  GFP_KERNEL | __GFP_ZERO);
@@ -344,6 +363,7 @@ int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 	ring->size = size;
 	ring->dir = dir;
 	ring->dma_dir = dir == SRPT_RING_RECV ? DMA_FROM_DEVICE : DMA_TO_DEVICE;
+	/* Enough entries for small chunks only, the most there can be. */
 	ring->chunks = srpt_shim_kmalloc(array_size(DIV_ROUND_UP(count, per_chunk),
 						    sizeof(*ring->chunks)),
 					 GFP_KERNEL | __GFP_ZERO);
@@ -352,34 +372,43 @@ int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 		return -ENOMEM;
 	}
 
-	for (i = 0; i < count; i++) {
-		struct srpt_k_ring_entry *ent = &ring->ent[i];
-		size_t slot = i % per_chunk;
-		u8 *base;
+	for (i = 0; i < count; i += n) {
+		u8 *base = NULL;
 
-		if (slot == 0) {
-			size_t n = min_t(size_t, per_chunk, count - i);
-
+		if (per_large && count - i >= per_large) {
+			n = per_large;
+			base = srpt_shim_kmalloc_if_free(n * stride + slack,
+							 SRPT_FAULT_CHUNK_LARGE);
+			/* None free now: none for the rest of this ring either. */
+			if (!base)
+				per_large = 0;
+		}
+		if (!base) {
+			n = min_t(size_t, per_chunk, count - i);
 			base = srpt_shim_kmalloc(n * stride + slack, GFP_KERNEL);
 			if (!base) {
 				ret = -ENOMEM;
 				goto err_free;
 			}
-			ring->chunks[ring->n_chunks++] = base;
 		}
-		base = ring->chunks[ring->n_chunks - 1];
+		ring->chunks[ring->n_chunks++] = base;
 		if (align_at)
 			base = PTR_ALIGN(base, SRPT_RING_ALIGN);
-		ent->ring = ring;
-		ent->index = i;
-		ent->cqe.done = dir == SRPT_RING_RECV ? srpt_k_recv_done :
-							srpt_k_send_done;
-		ent->buf = base + slot * stride + lead;
-		ent->dma = ib_dma_map_single(ring->ib_dev, ent->buf, size,
-					     ring->dma_dir);
-		if (ib_dma_mapping_error(ring->ib_dev, ent->dma)) {
-			ret = -ENOMEM;
-			goto err_free;
+		for (j = 0; j < n; j++) {
+			struct srpt_k_ring_entry *ent = &ring->ent[i + j];
+
+			ent->ring = ring;
+			ent->index = i + j;
+			ent->cqe.done = dir == SRPT_RING_RECV ? srpt_k_recv_done :
+								srpt_k_send_done;
+			ent->buf = base + j * stride + lead;
+			ent->dma = ib_dma_map_single(ring->ib_dev, ent->buf, size,
+						     ring->dma_dir);
+			if (ib_dma_mapping_error(ring->ib_dev, ent->dma)) {
+				ret = -ENOMEM;
+				goto err_free;
+			}
+			mapped++;
 		}
 	}
 
@@ -387,7 +416,7 @@ int srpt_k_ring_create(struct srpt_k_device *kdev, uint32_t count,
 	return 0;
 
 err_free:
-	srpt_k_ring_free(ring, i);
+	srpt_k_ring_free(ring, mapped);
 	return ret;
 }
 

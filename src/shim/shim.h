@@ -12,6 +12,8 @@
 
 #include <linux/types.h>
 
+#include "fault.h"
+
 struct workqueue_struct;
 
 /*
@@ -21,6 +23,13 @@ struct workqueue_struct;
  */
 void *srpt_shim_kmalloc(size_t size, gfp_t gfp);
 void srpt_shim_kfree(const void *p);
+/*
+ * An allocation the caller has a fallback for: only from memory that is free
+ * right now (no reclaim, no compaction, no warning). Counted like the others
+ * and freed with srpt_shim_kfree(); it fails from the fault point the caller
+ * names instead of "alloc", whose walk expects every failure to fail a login.
+ */
+void *srpt_shim_kmalloc_if_free(size_t size, enum srpt_fault_point point);
 
 int srpt_shim_fabric_register(void);
 void srpt_shim_fabric_unregister(void);

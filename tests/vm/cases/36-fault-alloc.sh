@@ -5,8 +5,10 @@
 # contexts, work item, completion), until a login gets through with the
 # fault still armed: every allocation of the login path was failed once. Each
 # failed one is rejected 0x00010001 with the handler's non-zero result, and
-# leaves no allocation, object, QP or CQ behind. Then a normal login, Slab
-# and MemAvailable within noise, and rmmod.
+# leaves no allocation, object, QP or CQ behind. Then the receive ring's
+# 128 KiB chunk failed (chunk_large): the ring falls back to 32 KiB chunks
+# and the login gets through. Then a normal login, Slab and MemAvailable
+# within noise, and rmmod.
 # case-timeout: 1200
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
@@ -21,9 +23,26 @@ start=$SECONDS
 
 fault_walk alloc "rejected status=28 reason=0x00010001"
 # srp_sq_size 16: 16 commands and 16 command contexts, besides the rings
-# (whose buffers come in chunks of up to 32 KiB) and the rest.
+# (their 32 KiB chunks; the 128 KiB try is chunk_large's, below) and the rest.
 [ "$WALK_STEPS" -ge 40 ] || fail "only $WALK_STEPS allocations on the login path"
 log "alloc walk: $WALK_STEPS steps in $((SECONDS - start)) s"
+
+# 16 receive buffers of 8704 bytes: 15 fill a 128 KiB chunk, which a login
+# tries once; failed, it goes on with 32 KiB chunks.
+fault_read
+calls0=$F_CALLS_chunk_large inj0=$F_INJ_chunk_large
+out=$(fault_login multi)
+fault_expect_login "a login before the 128 KiB chunk fails" "$out" established
+fault_read
+assert_eq "$F_CALLS_chunk_large" $((calls0 + 1)) "tries at a 128 KiB chunk in one login"
+calls0=$F_CALLS_chunk_large
+fault_arm chunk_large 1
+out=$(fault_login multi)
+fault_expect_login "128 KiB chunk failed" "$out" established
+fault_read
+assert_eq "$F_INJ_chunk_large" $((inj0 + 1)) "chunk_large failures"
+assert_eq "$F_CALLS_chunk_large" $((calls0 + 1)) "chunk_large tries"
+fault_check_clean "after the 128 KiB chunk failed"
 
 out=$(fault_login multi)
 fault_expect_login "after the walk" "$out" established
