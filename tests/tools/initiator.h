@@ -47,6 +47,11 @@ struct ti_login {
 	unsigned int hold_ms;
 	unsigned int timeout_ms; /* for the REP/REJ; 0 = 5000 */
 	/*
+	 * RDMA/CM: receive buffers for the target's IUs, 0 = 4. More let a
+	 * burst's answers land without waiting out RNR NAKs.
+	 */
+	unsigned int recv_slots;
+	/*
 	 * Optional: called once the REQ is ready to go (address, route and QP
 	 * done), right before it is sent. --concurrent holds every thread
 	 * here until all are ready, so that the REQs of a storm leave together.
@@ -99,6 +104,17 @@ void ti_hold(unsigned int ms);
 int ti_rdma_rtu(struct ti_conn *c);
 int ti_rdma_exchange(struct ti_conn *c, const uint8_t *iu, size_t len,
 		     uint8_t *rsp, size_t rsp_max, unsigned int timeout_ms);
+
+/*
+ * RDMA/CM only, after TI_ESTABLISHED and before any RTU: sends `iu` n times,
+ * each taken by the target's device, then the RTU. Until the target sees
+ * the RTU it holds every request, so this is how an initiator can have
+ * more IUs outstanding than the credits it was granted. Then counts the
+ * target's answers for timeout_ms or until it closes the connection
+ * (*closed = 1). Returns the answers, -1 on a local failure.
+ */
+int ti_rdma_burst(struct ti_conn *c, const uint8_t *iu, size_t len, int n,
+		  unsigned int timeout_ms, int *closed);
 
 /* Back ends; ti_login() dispatches on in->cm. */
 struct ti_conn *ti_rdma_login(const struct ti_login *in, struct ti_outcome *out);

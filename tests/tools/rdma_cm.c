@@ -20,9 +20,9 @@
 
 #include "initiator.h"
 
-/* Message buffers: one send buffer, then RECV_SLOTS receive buffers. */
+/* Message buffers: one send buffer, then recv_slots receive buffers. */
 #define SEND_BYTES 8192
-#define RECV_SLOTS 4
+#define RECV_SLOTS 4	/* unless the login asks for more */
 #define RECV_BYTES 1024
 
 struct ti_conn {
@@ -36,7 +36,8 @@ struct ti_conn {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
-	uint8_t buf[SEND_BYTES + RECV_SLOTS * RECV_BYTES];
+	unsigned int recv_slots;
+	uint8_t *buf;		/* SEND_BYTES + recv_slots * RECV_BYTES */
 };
 
 static uint64_t now_ns(void)
@@ -110,17 +111,18 @@ static int make_qp(struct ti_conn *c)
 	c->pd = ibv_alloc_pd(c->id->verbs);
 	if (!c->pd)
 		return -1;
-	c->cq = ibv_create_cq(c->id->verbs, 8, NULL, NULL, 0);
+	c->cq = ibv_create_cq(c->id->verbs, 4 + c->recv_slots, NULL, NULL, 0);
 	if (!c->cq)
 		return -1;
 	qpa.send_cq = qpa.recv_cq = c->cq;
 	qpa.cap.max_send_wr = 4;
-	qpa.cap.max_recv_wr = RECV_SLOTS;
+	qpa.cap.max_recv_wr = c->recv_slots;
 	qpa.cap.max_send_sge = qpa.cap.max_recv_sge = 1;
 	c->qp = ibv_create_qp(c->pd, &qpa);
 	if (!c->qp)
 		return -1;
-	c->mr = ibv_reg_mr(c->pd, c->buf, sizeof(c->buf), IBV_ACCESS_LOCAL_WRITE);
+	c->mr = ibv_reg_mr(c->pd, c->buf, SEND_BYTES + c->recv_slots * RECV_BYTES,
+			   IBV_ACCESS_LOCAL_WRITE);
 	if (!c->mr)
 		return -1;
 	return modify_qp(c, IBV_QPS_INIT);
@@ -154,6 +156,12 @@ struct ti_conn *ti_rdma_login(const struct ti_login *in, struct ti_outcome *out)
 	c->in = *in;
 	if (!c->in.timeout_ms)
 		c->in.timeout_ms = 5000;
+	c->recv_slots = in->recv_slots ? in->recv_slots : RECV_SLOTS;
+	c->buf = calloc(1, SEND_BYTES + c->recv_slots * RECV_BYTES);
+	if (!c->buf) {
+		fail(out, TI_ERROR, "out of memory");
+		return c;
+	}
 
 	snprintf(port, sizeof(port), "%u", in->rdma_port);
 	if (getaddrinfo(in->addr, port, &hints, &ai)) {
@@ -252,7 +260,7 @@ static int send_rtu(struct ti_conn *c)
 		return 0;
 	if (modify_qp(c, IBV_QPS_INIT) || modify_qp(c, IBV_QPS_RTR))
 		return -1;
-	for (i = 0; i < RECV_SLOTS; i++)
+	for (i = 0; i < (int)c->recv_slots; i++)
 		if (post_recv(c, i))
 			return -1;
 	if (modify_qp(c, IBV_QPS_RTS) || rdma_establish(c->id))
@@ -311,6 +319,98 @@ int ti_rdma_exchange(struct ti_conn *c, const uint8_t *iu, size_t len,
 	return 0;
 }
 
+/* A DISCONNECTED (or any other teardown) event waiting on the channel. */
+static int peer_closed(struct ti_conn *c)
+{
+	struct rdma_cm_event *ev = next_event(c->ec, 0);
+	enum rdma_cm_event_type t;
+
+	if (!ev)
+		return 0;
+	t = ev->event;
+	rdma_ack_cm_event(ev);
+	return t == RDMA_CM_EVENT_DISCONNECTED || t == RDMA_CM_EVENT_DEVICE_REMOVAL ||
+	       t == RDMA_CM_EVENT_TIMEWAIT_EXIT;
+}
+
+int ti_rdma_burst(struct ti_conn *c, const uint8_t *iu, size_t len, int n,
+		  unsigned int timeout_ms, int *closed)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)c->buf, .length = len,
+			       .lkey = c->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = ~0ull, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	uint64_t deadline;
+	int sent = 0, inflight = 0, answers = 0, i, k;
+	struct ibv_wc wc[8];
+
+	*closed = 0;
+	if (c->cm != TI_CM_RDMA || !c->established || c->rtu_sent ||
+	    len > SEND_BYTES)
+		return -1;
+	memcpy(c->buf, iu, len);
+	/* As send_rtu(), without rdma_establish(): the target sees no RTU. */
+	if (modify_qp(c, IBV_QPS_INIT) || modify_qp(c, IBV_QPS_RTR))
+		return -1;
+	for (i = 0; i < (int)c->recv_slots; i++)
+		if (post_recv(c, i))
+			return -1;
+	if (modify_qp(c, IBV_QPS_RTS))
+		return -1;
+	deadline = now_ns() + (uint64_t)timeout_ms * 1000000u;
+	/* Each send completes once the target's device took it (RC ACK). */
+	while ((sent < n || inflight) && now_ns() < deadline) {
+		while (sent < n && inflight < 4) {
+			if (ibv_post_send(c->qp, &wr, &bad))
+				return -1;
+			sent++;
+			inflight++;
+		}
+		k = ibv_poll_cq(c->cq, 8, wc);
+		if (k < 0)
+			return -1;
+		for (i = 0; i < k; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS)
+				return -1;
+			if (wc[i].wr_id == ~0ull)
+				inflight--;
+		}
+		if (!k)
+			usleep(100);
+	}
+	if (sent < n || inflight)
+		return -1;
+	if (rdma_establish(c->id))
+		return -1;
+	c->rtu_sent = 1;
+	/* The answers, until timeout_ms passes or the target closes. */
+	deadline = now_ns() + (uint64_t)timeout_ms * 1000000u;
+	while (now_ns() < deadline) {
+		if (peer_closed(c)) {
+			/* Nothing left to disconnect in ti_rdma_finish(). */
+			c->established = 0;
+			*closed = 1;
+			break;
+		}
+		k = ibv_poll_cq(c->cq, 8, wc);
+		if (k < 0)
+			return -1;
+		for (i = 0; i < k; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS)
+				return answers;
+			if (wc[i].wr_id == ~0ull)
+				continue;
+			answers++;
+			if (post_recv(c, wc[i].wr_id))
+				return -1;
+		}
+		if (!k)
+			usleep(1000);
+	}
+	return answers;
+}
+
 /* Clean disconnect: DREQ, then wait for the DREP (DISCONNECTED). */
 static void disconnect(struct ti_conn *c)
 {
@@ -365,5 +465,6 @@ void ti_rdma_finish(struct ti_conn *c)
 		rdma_destroy_id(c->id);
 	if (c->ec)
 		rdma_destroy_event_channel(c->ec);
+	free(c->buf);
 	free(c);
 }

@@ -20,6 +20,12 @@
  * established, sends the RTU and then each IU in turn, printing for each
  *   iu=K result=response|none|error len=N rsp=HEX
  * (none: no answer within the timeout, or the channel was closed).
+ * --burst N (with one --iu, RDMA/CM, one login): sends that IU N times
+ * before the RTU, which makes the target hold them all (more than the
+ * granted credits if N says so), then the RTU; prints
+ *   burst sent=N answers=A closed=0|1
+ * (answers: IUs the target sent within the timeout; closed: it
+ * disconnected). Exit 0 when the burst went out, 2 otherwise.
  *
  * One line per login, by index:
  *   login=I result=R cm_status=N latency_us=N reason=0xNNNNNNNN priv=HEX
@@ -289,7 +295,7 @@ static void usage(const char *argv0)
 		"        [--flags N] [--buf-fmt N] [--opcode N] [--imm-offset N])\n"
 		"       [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]\n"
 		"       [--timeout-ms N] [--count N [--gap-ms N] | --concurrent N] [--dump]\n"
-		"       [--iu HEX]...\n", argv0);
+		"       [--iu HEX]... [--burst N]\n", argv0);
 	exit(2);
 }
 
@@ -305,13 +311,14 @@ int main(int argc, char **argv)
 		{ "timeout-ms", 1, 0, 'T' }, { "count", 1, 0, 'n' },
 		{ "concurrent", 1, 0, 'C' }, { "dump", 0, 0, 'D' },
 		{ "iu", 1, 0, 'I' }, { "imm-offset", 1, 0, 'm' },
-		{ "gap-ms", 1, 0, 'g' }, { 0 }
+		{ "gap-ms", 1, 0, 'g' }, { "burst", 1, 0, 'B' }, { 0 }
 	};
 	struct login_fields f = { .it_iu_len = 8260, .buf_fmt = 0x06 };
 	struct ti_login base = { .cm = TI_CM_RDMA, .dev = "rxe0", .rdma_port = 5555 };
 	uint8_t raw[256];
 	size_t raw_len = 0, len;
 	int have_raw = 0, have_login = 0, count = 1, concurrent = 0, gap_ms = 0;
+	int burst = 0;
 	int n, i, c;
 	uint64_t t0, wall, *lat;
 	int have_service_id = 0, dump = 0, n_ius = 0;
@@ -369,6 +376,7 @@ int main(int argc, char **argv)
 		case 'n': count = atoi(optarg); break;
 		case 'C': concurrent = atoi(optarg); break;
 		case 'g': gap_ms = atoi(optarg); break;
+		case 'B': burst = atoi(optarg); break;
 		case 'D': dump = 1; break;
 		case 'I':
 			if (n_ius == MAX_IUS ||
@@ -386,9 +394,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	n = concurrent ? concurrent : count;
+	/* Room for every answer to a burst (and one more IU). */
+	if (burst > 0)
+		base.recv_slots = burst + 1;
 	if (n < 1 || n > (concurrent ? MAX_CONCURRENT : MAX_COUNT) ||
 	    (n_ius && (concurrent || base.cm != TI_CM_RDMA)) ||
-	    gap_ms < 0 || (gap_ms && concurrent))
+	    gap_ms < 0 || (gap_ms && concurrent) || burst < 0 ||
+	    (burst && (n_ius != 1 || n != 1 || concurrent)))
 		usage(argv[0]);
 
 	/* One job per thread; sequential logins reuse one. */
@@ -441,8 +453,22 @@ int main(int argc, char **argv)
 				j->out.result = TI_ERROR;
 			print_job(i, j);
 			tally(&j->out, &lat[i]);
-			if (n_ius && j->out.result == TI_ESTABLISHED)
+			if (burst && j->out.result == TI_ESTABLISHED) {
+				int closed, a;
+
+				a = ti_rdma_burst(j->conn, ius[0], iu_len[0], burst,
+						  base.timeout_ms ? base.timeout_ms : 5000,
+						  &closed);
+				if (a < 0) {
+					fprintf(stderr, "burst: local failure\n");
+					error++;
+				} else {
+					printf("burst sent=%d answers=%d closed=%d\n",
+					       burst, a, closed);
+				}
+			} else if (n_ius && j->out.result == TI_ESTABLISHED) {
 				exchange_ius(j->conn, ius, iu_len, n_ius, base.timeout_ms);
+			}
 			ti_finish(j->conn);
 			if (gap_ms && i + 1 < n)
 				ti_hold(gap_ms);

@@ -47,6 +47,15 @@ ti_login() {
 	ti "$cm" --login "$(ti_initiator_port_id)" "$(ti_target_port_id)" "$@"
 }
 
+# iu_cmd TAG LUN BUFFMT OUTCNT INCNT ADDCDB CDB(32 hex) [DESCRIPTORS-HEX]:
+# an SRP_CMD (opcode 0x02): buf_fmt at 5, counts at 6/7, tag 8, LUN 20
+# (single level), add_cdb_len 31 (4-byte words in bits 7..2), CDB 32..47,
+# descriptors from 48.
+iu_cmd() {
+	printf '0200000000%02x%02x%02x%016x00000000%04x000000000000000000%02x%s%s' \
+		"$3" "$4" "$5" "$1" "$2" "$6" "$7" "${8:-}"
+}
+
 # ti_field LINE NAME: the value of NAME= in a login= line.
 ti_field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 

@@ -1,0 +1,83 @@
+#!/bin/bash
+# 49 more request IUs than credits, on the SRQ. The test initiator sends
+# TEST UNIT READY n times before its RTU (srp_initiator --burst); the target
+# holds every one until it sees the RTU. Exactly the credits: all answered
+# after the RTU. One more: only an SRQ has a buffer for it (an own receive
+# queue has as many as the credits), and the target closes that channel
+# ("more request IUs than credits") without answering, instead of
+# overrunning its table of held IUs. Every SRQ buffer goes back: the next
+# channel's burst is answered in full, and the objects return to their
+# baseline after each channel.
+. "$SRPT_ROOT/tests/vm/lib.sh"
+. "$SRPT_ROOT/tests/vm/srp.sh"
+. "$SRPT_ROOT/tests/vm/hostile.sh"
+. "$SRPT_ROOT/tests/vm/fault.sh"
+. "$SRPT_ROOT/tests/vm/srq.sh"
+
+srpt_load
+fault_debugfs
+ti_hostile_target rdma
+srq_set 1
+iid=$(ti_initiator_port_id)
+tid=$(ti_target_port_id)
+tur=$(iu_cmd 1 0 0 0 0 0 00000000000000000000000000000000)
+
+# The credits the target grants a channel on the SRQ: req_lim_delta of the
+# SRP_LOGIN_RSP (bytes 4..7 of the REP's private data).
+ti_expect "login on the SRQ" established - rdma --login "$iid" "$tid"
+rsp=$(ti_field "$TI_LINE" priv)
+credits=$((16#${rsp:8:8}))
+log "credits granted on the SRQ: $credits"
+[ "$credits" -ge 2 ] || fail "implausible credits: $rsp"
+wait_channels_gone() {
+	local i
+	for i in $(seq 100); do
+		[ "$(obj channels)" = 0 ] && return 0
+		sleep 0.1
+	done
+	fail "$1: $(objline)"
+}
+wait_channels_gone "after the first login"
+obj_read
+base_allocs=$O_allocs base_bytes=$O_alloc_bytes
+
+# burst LABEL N: N TURs before the RTU; sets ANSWERS and CLOSED.
+burst() {
+	local out line
+	out=$(ti rdma --login "$iid" "$tid" --timeout-ms 3000 --iu "$tur" --burst "$2")
+	line=$(echo "$out" | grep '^burst ')
+	log "$1: $line"
+	[ -n "$line" ] || fail "$1: no burst line: $out"
+	ANSWERS=$(ti_field "$line" answers)
+	CLOSED=$(ti_field "$line" closed)
+}
+# settled LABEL: no channel left, allocations back to the baseline.
+settled() {
+	wait_channels_gone "$1"
+	obj_read
+	[ "$O_allocs" = "$base_allocs" ] && [ "$O_alloc_bytes" = "$base_bytes" ] ||
+		fail "$1: allocations $O_allocs ($O_alloc_bytes bytes), baseline $base_allocs ($base_bytes bytes)"
+}
+
+burst "as many as the credits" "$credits"
+assert_eq "$ANSWERS" "$credits" "answers to a burst of $credits"
+assert_eq "$CLOSED" 0 "target closed the channel after $credits"
+settled "after $credits"
+
+kmsg_mark "49 beyond"
+burst "one more than the credits" $((credits + 1))
+assert_eq "$ANSWERS" 0 "answers to a burst of $((credits + 1))"
+assert_eq "$CLOSED" 1 "target closed the channel after $((credits + 1))"
+expect_dmesg_since "49 beyond" "request IU beyond its $credits credits" "the overrun's log line"
+expect_dmesg_since "49 beyond" "closing: more request IUs than credits" "the close reason"
+settled "after $((credits + 1))"
+
+# The SRQ has all its buffers back.
+burst "as many as the credits, again" "$credits"
+assert_eq "$ANSWERS" "$credits" "answers to a burst of $credits after the overrun"
+settled "after the last burst"
+
+srq_set 0
+srp_cleanup
+srpt_unload || fail "unload failed"
+exit 0
