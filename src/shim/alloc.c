@@ -39,6 +39,29 @@ void *srpt_shim_kmalloc_if_free(size_t size, enum srpt_fault_point point)
 					 __GFP_NOWARN);
 }
 
+void *srpt_shim_cache_zalloc(struct kmem_cache *cache)
+{
+	void *p;
+
+	if (srpt_fault_hit(SRPT_FAULT_ALLOC))
+		return NULL;
+	p = kmem_cache_zalloc(cache, GFP_KERNEL);
+	if (!p)
+		return NULL;
+	srpt_count_inc(SRPT_CNT_ALLOCS);
+	srpt_count_add(SRPT_CNT_ALLOC_BYTES, ksize(p));
+	return p;
+}
+
+void srpt_shim_cache_free(struct kmem_cache *cache, void *p)
+{
+	if (!p)
+		return;
+	srpt_count_dec(SRPT_CNT_ALLOCS);
+	srpt_count_add(SRPT_CNT_ALLOC_BYTES, -(long)ksize(p));
+	kmem_cache_free(cache, p);
+}
+
 void srpt_shim_kfree(const void *p)
 {
 	if (!p)

@@ -6,8 +6,8 @@
  * ib_srpt so that existing modprobe.d configuration keeps working; the core
  * checks their ranges (srpt_core_init).
  *
- * Order: the work queue first (the core may queue work from its first call
- * on), then the core (everything else calls into it), then the target-core
+ * Order: the cache of command contexts, then the work queue (the core may
+ * queue work from its first call on), then the core (everything else calls into it), then the target-core
  * fabric, then the ib_client (whose add callback needs both), then debugfs
  * (whose file lists what the others created). Exit unwinds in exact reverse.
  */
@@ -69,13 +69,18 @@ static int __init srpt_init_module(void)
 	};
 	int ret;
 
+	ret = srpt_shim_cmd_cache_create();
+	if (ret)
+		return ret;
 	/*
 	 * Channel release work sleeps for long (draining QPs and sessions),
 	 * so the items must not hold up each other or the system work queue.
 	 */
 	srpt_shim_wq = alloc_workqueue(KBUILD_MODNAME, WQ_UNBOUND, 0);
-	if (!srpt_shim_wq)
-		return -ENOMEM;
+	if (!srpt_shim_wq) {
+		ret = -ENOMEM;
+		goto err_cache;
+	}
 
 	ret = srpt_core_init(&params);
 	if (ret)
@@ -99,6 +104,8 @@ err_core:
 err_wq:
 	destroy_workqueue(srpt_shim_wq);
 	srpt_shim_wq = NULL;
+err_cache:
+	srpt_shim_cmd_cache_destroy();
 	return ret;
 }
 
@@ -111,6 +118,7 @@ static void __exit srpt_cleanup_module(void)
 	/* SAFETY: after srpt_core_exit() nothing queues work any more. */
 	destroy_workqueue(srpt_shim_wq);
 	srpt_shim_wq = NULL;
+	srpt_shim_cmd_cache_destroy();
 }
 
 module_init(srpt_init_module);

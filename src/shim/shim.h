@@ -14,6 +14,7 @@
 
 #include "fault.h"
 
+struct kmem_cache;
 struct workqueue_struct;
 
 /*
@@ -30,6 +31,13 @@ void srpt_shim_kfree(const void *p);
  * names instead of "alloc", whose walk expects every failure to fail a login.
  */
 void *srpt_shim_kmalloc_if_free(size_t size, enum srpt_fault_point point);
+/* The same for objects of one of the shim's slab caches, zeroed. */
+void *srpt_shim_cache_zalloc(struct kmem_cache *cache);
+void srpt_shim_cache_free(struct kmem_cache *cache, void *p);
+
+/* The cache of command contexts (cmd.c), for the module's lifetime. */
+int srpt_shim_cmd_cache_create(void);
+void srpt_shim_cmd_cache_destroy(void);
 
 int srpt_shim_fabric_register(void);
 void srpt_shim_fabric_unregister(void);
