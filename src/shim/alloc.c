@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Memory for the core (include/srpt/abi/alloc.h) and for the shim's own
- * objects of a channel. Every allocation goes through srpt_shim_kmalloc():
- * it is counted in ib_srpt/objects (live allocations and their ksize() sum,
- * taken again on free, so the two always balance) and can be made to fail
- * from ib_srpt/fault ("alloc N").
+ * objects of a channel. Every allocation goes through this file: it is
+ * counted in ib_srpt/objects (live allocations and their ksize() sum, taken
+ * again on free, so the two always balance) and can be made to fail from
+ * ib_srpt/fault ("alloc N", or the point a fallible try names).
  */
 #include <linux/slab.h>
 
@@ -13,62 +13,58 @@
 #include "fault.h"
 #include "shim.h"
 
-static void *srpt_shim_kmalloc_counted(size_t size, gfp_t gfp)
+/* Counts a live allocation (NULL: none); returns it. */
+static void *srpt_shim_counted(void *p)
 {
-	void *p = kmalloc(size, gfp);
-
-	if (!p)
-		return NULL;
-	srpt_count_inc(SRPT_CNT_ALLOCS);
-	srpt_count_add(SRPT_CNT_ALLOC_BYTES, ksize(p));
+	if (p) {
+		srpt_count_inc(SRPT_CNT_ALLOCS);
+		srpt_count_add(SRPT_CNT_ALLOC_BYTES, ksize(p));
+	}
 	return p;
+}
+
+/* Uncounts a live allocation before it is freed; false for NULL. */
+static bool srpt_shim_uncounted(const void *p)
+{
+	if (!p)
+		return false;
+	srpt_count_dec(SRPT_CNT_ALLOCS);
+	srpt_count_add(SRPT_CNT_ALLOC_BYTES, -(long)ksize(p));
+	return true;
 }
 
 void *srpt_shim_kmalloc(size_t size, gfp_t gfp)
 {
 	if (srpt_fault_hit(SRPT_FAULT_ALLOC))
 		return NULL;
-	return srpt_shim_kmalloc_counted(size, gfp);
+	return srpt_shim_counted(kmalloc(size, gfp));
 }
 
 void *srpt_shim_kmalloc_if_free(size_t size, enum srpt_fault_point point)
 {
 	if (srpt_fault_hit(point))
 		return NULL;
-	return srpt_shim_kmalloc_counted(size, (GFP_KERNEL & ~__GFP_RECLAIM) |
-					 __GFP_NOWARN);
+	return srpt_shim_counted(kmalloc(size, (GFP_KERNEL & ~__GFP_RECLAIM) |
+					       __GFP_NOWARN));
 }
 
 void *srpt_shim_cache_zalloc(struct kmem_cache *cache)
 {
-	void *p;
-
 	if (srpt_fault_hit(SRPT_FAULT_ALLOC))
 		return NULL;
-	p = kmem_cache_zalloc(cache, GFP_KERNEL);
-	if (!p)
-		return NULL;
-	srpt_count_inc(SRPT_CNT_ALLOCS);
-	srpt_count_add(SRPT_CNT_ALLOC_BYTES, ksize(p));
-	return p;
+	return srpt_shim_counted(kmem_cache_zalloc(cache, GFP_KERNEL));
 }
 
 void srpt_shim_cache_free(struct kmem_cache *cache, void *p)
 {
-	if (!p)
-		return;
-	srpt_count_dec(SRPT_CNT_ALLOCS);
-	srpt_count_add(SRPT_CNT_ALLOC_BYTES, -(long)ksize(p));
-	kmem_cache_free(cache, p);
+	if (srpt_shim_uncounted(p))
+		kmem_cache_free(cache, p);
 }
 
 void srpt_shim_kfree(const void *p)
 {
-	if (!p)
-		return;
-	srpt_count_dec(SRPT_CNT_ALLOCS);
-	srpt_count_add(SRPT_CNT_ALLOC_BYTES, -(long)ksize(p));
-	kfree(p);
+	if (srpt_shim_uncounted(p))
+		kfree(p);
 }
 
 void *srpt_kzalloc(size_t size, enum srpt_alloc_ctx ctx)

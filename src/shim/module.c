@@ -7,9 +7,10 @@
  * checks their ranges (srpt_core_init).
  *
  * Order: the cache of command contexts, then the work queue (the core may
- * queue work from its first call on), then the core (everything else calls into it), then the target-core
- * fabric, then the ib_client (whose add callback needs both), then debugfs
- * (whose file lists what the others created). Exit unwinds in exact reverse.
+ * queue work from its first call on), then the core (everything else calls
+ * into it), then the target-core fabric, then the ib_client (whose add
+ * callback needs both), then debugfs (whose file lists what the others
+ * created). Exit unwinds in exact reverse.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
