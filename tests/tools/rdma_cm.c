@@ -24,6 +24,8 @@
 #define SEND_BYTES 8192
 #define RECV_SLOTS 4	/* unless the login asks for more */
 #define RECV_BYTES 1024
+/* Sends in flight at once (the QP's send queue). */
+#define SEND_WRS 4
 
 struct ti_conn {
 	enum ti_cm cm;
@@ -111,11 +113,11 @@ static int make_qp(struct ti_conn *c)
 	c->pd = ibv_alloc_pd(c->id->verbs);
 	if (!c->pd)
 		return -1;
-	c->cq = ibv_create_cq(c->id->verbs, 4 + c->recv_slots, NULL, NULL, 0);
+	c->cq = ibv_create_cq(c->id->verbs, SEND_WRS + c->recv_slots, NULL, NULL, 0);
 	if (!c->cq)
 		return -1;
 	qpa.send_cq = qpa.recv_cq = c->cq;
-	qpa.cap.max_send_wr = 4;
+	qpa.cap.max_send_wr = SEND_WRS;
 	qpa.cap.max_recv_wr = c->recv_slots;
 	qpa.cap.max_send_sge = qpa.cap.max_recv_sge = 1;
 	c->qp = ibv_create_qp(c->pd, &qpa);
@@ -244,29 +246,47 @@ out:
 }
 
 /*
- * RTU: our QP to RTR with its receive buffers posted (the target may send
- * as soon as it sees the RTU), to RTS, then librdmacm's rdma_establish().
- * First INIT again, as librdmacm and the kernel's rdma_cm do: only now, with
- * the REP in, does the CM give the access flags (remote write and read) that
- * the INIT before the REQ lacked. Without them the first RDMA WRITE of the
- * target (the in-tree ib_srpt posts a zero-length one on RTU) puts our QP in
- * error and the target tears the channel down.
+ * Our QP to RTR with its receive buffers posted (the target may send as soon
+ * as it sees the RTU), then to RTS. First INIT again, as librdmacm and the
+ * kernel's rdma_cm do: only now, with the REP in, does the CM give the
+ * access flags (remote write and read) that the INIT before the REQ lacked.
+ * Without them the first RDMA WRITE of the target (the in-tree ib_srpt posts
+ * a zero-length one on RTU) puts our QP in error and the target tears the
+ * channel down.
  */
-static int send_rtu(struct ti_conn *c)
+static int qp_to_rts(struct ti_conn *c)
 {
 	int i;
 
-	if (c->rtu_sent)
-		return 0;
 	if (modify_qp(c, IBV_QPS_INIT) || modify_qp(c, IBV_QPS_RTR))
 		return -1;
 	for (i = 0; i < (int)c->recv_slots; i++)
 		if (post_recv(c, i))
 			return -1;
-	if (modify_qp(c, IBV_QPS_RTS) || rdma_establish(c->id))
+	return modify_qp(c, IBV_QPS_RTS);
+}
+
+/* RTU: the QP ready, then librdmacm's rdma_establish(). */
+static int send_rtu(struct ti_conn *c)
+{
+	if (c->rtu_sent)
+		return 0;
+	if (qp_to_rts(c) || rdma_establish(c->id))
 		return -1;
 	c->rtu_sent = 1;
 	return 0;
+}
+
+/* Posts the first `len` bytes of the send buffer, signalled, wr_id ~0. */
+static int post_send(struct ti_conn *c, size_t len)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)c->buf, .length = len,
+			       .lkey = c->mr->lkey };
+	struct ibv_send_wr wr = { .wr_id = ~0ull, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND,
+				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+	return ibv_post_send(c->qp, &wr, &bad);
 }
 
 int ti_rdma_rtu(struct ti_conn *c)
@@ -279,11 +299,6 @@ int ti_rdma_rtu(struct ti_conn *c)
 int ti_rdma_exchange(struct ti_conn *c, const uint8_t *iu, size_t len,
 		     uint8_t *rsp, size_t rsp_max, unsigned int timeout_ms)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)c->buf, .length = len,
-			       .lkey = c->mr->lkey };
-	struct ibv_send_wr wr = { .wr_id = ~0ull, .sg_list = &sge, .num_sge = 1,
-				  .opcode = IBV_WR_SEND,
-				  .send_flags = IBV_SEND_SIGNALED }, *bad;
 	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000u;
 	struct ibv_wc wc;
 	int n;
@@ -291,7 +306,7 @@ int ti_rdma_exchange(struct ti_conn *c, const uint8_t *iu, size_t len,
 	if (ti_rdma_rtu(c) || len > SEND_BYTES)
 		return -1;
 	memcpy(c->buf, iu, len);
-	if (ibv_post_send(c->qp, &wr, &bad))
+	if (post_send(c, len))
 		return -1;
 	/* The send's completion and the answer, in either order. */
 	while (now_ns() < deadline) {
@@ -336,11 +351,6 @@ static int peer_closed(struct ti_conn *c)
 int ti_rdma_burst(struct ti_conn *c, const uint8_t *iu, size_t len, int n,
 		  unsigned int timeout_ms, int *closed)
 {
-	struct ibv_sge sge = { .addr = (uintptr_t)c->buf, .length = len,
-			       .lkey = c->mr->lkey };
-	struct ibv_send_wr wr = { .wr_id = ~0ull, .sg_list = &sge, .num_sge = 1,
-				  .opcode = IBV_WR_SEND,
-				  .send_flags = IBV_SEND_SIGNALED }, *bad;
 	uint64_t deadline;
 	int sent = 0, inflight = 0, answers = 0, i, k;
 	struct ibv_wc wc[8];
@@ -351,18 +361,13 @@ int ti_rdma_burst(struct ti_conn *c, const uint8_t *iu, size_t len, int n,
 		return -1;
 	memcpy(c->buf, iu, len);
 	/* As send_rtu(), without rdma_establish(): the target sees no RTU. */
-	if (modify_qp(c, IBV_QPS_INIT) || modify_qp(c, IBV_QPS_RTR))
-		return -1;
-	for (i = 0; i < (int)c->recv_slots; i++)
-		if (post_recv(c, i))
-			return -1;
-	if (modify_qp(c, IBV_QPS_RTS))
+	if (qp_to_rts(c))
 		return -1;
 	deadline = now_ns() + (uint64_t)timeout_ms * 1000000u;
 	/* Each send completes once the target's device took it (RC ACK). */
 	while ((sent < n || inflight) && now_ns() < deadline) {
-		while (sent < n && inflight < 4) {
-			if (ibv_post_send(c->qp, &wr, &bad))
+		while (sent < n && inflight < SEND_WRS) {
+			if (post_send(c, len))
 				return -1;
 			sent++;
 			inflight++;
