@@ -23,7 +23,10 @@ typedef __SIZE_TYPE__ size_t;
 #define SRPT_EXTERN_C_END }
 #define SRPT_NOEXCEPT noexcept
 #else
-#include <linux/types.h>
+/* The kernel's types: Kbuild puts <linux/types.h> in front of every C file. */
+#ifndef _LINUX_TYPES_H
+#error "srpt/abi headers are for the shim's C files, built by Kbuild"
+#endif
 #define SRPT_EXTERN_C_BEGIN
 #define SRPT_EXTERN_C_END
 #define SRPT_NOEXCEPT
