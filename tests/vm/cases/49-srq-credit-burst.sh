@@ -6,8 +6,9 @@
 # queue has as many as the credits), and the target closes that channel
 # ("more request IUs than credits") without answering, instead of
 # overrunning its table of held IUs. Every SRQ buffer goes back: the next
-# channel's burst is answered in full, and the objects return to their
-# baseline after each channel.
+# channel's burst is answered in full, and after each channel the objects,
+# allocations and rxe0's QPs and CQs return to their baseline and the cm_id
+# rule holds (fault_check_clean).
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
 . "$SRPT_ROOT/tests/vm/hostile.sh"
@@ -29,17 +30,8 @@ rsp=$(ti_field "$TI_LINE" priv)
 credits=$((16#${rsp:8:8}))
 log "credits granted on the SRQ: $credits"
 [ "$credits" -ge 2 ] || fail "implausible credits: $rsp"
-wait_channels_gone() {
-	local i
-	for i in $(seq 100); do
-		[ "$(obj channels)" = 0 ] && return 0
-		sleep 0.1
-	done
-	fail "$1: $(objline)"
-}
-wait_channels_gone "after the first login"
-obj_read
-base_allocs=$O_allocs base_bytes=$O_alloc_bytes
+fault_settle
+fault_baseline
 
 # burst LABEL N: N TURs before the RTU; sets ANSWERS and CLOSED.
 burst() {
@@ -51,18 +43,11 @@ burst() {
 	ANSWERS=$(ti_field "$line" answers)
 	CLOSED=$(ti_field "$line" closed)
 }
-# settled LABEL: no channel left, allocations back to the baseline.
-settled() {
-	wait_channels_gone "$1"
-	obj_read
-	[ "$O_allocs" = "$base_allocs" ] && [ "$O_alloc_bytes" = "$base_bytes" ] ||
-		fail "$1: allocations $O_allocs ($O_alloc_bytes bytes), baseline $base_allocs ($base_bytes bytes)"
-}
 
 burst "as many as the credits" "$credits"
 assert_eq "$ANSWERS" "$credits" "answers to a burst of $credits"
 assert_eq "$CLOSED" 0 "target closed the channel after $credits"
-settled "after $credits"
+fault_check_clean "after $credits"
 
 kmsg_mark "49 beyond"
 burst "one more than the credits" $((credits + 1))
@@ -70,12 +55,12 @@ assert_eq "$ANSWERS" 0 "answers to a burst of $((credits + 1))"
 assert_eq "$CLOSED" 1 "target closed the channel after $((credits + 1))"
 expect_dmesg_since "49 beyond" "request IU beyond its $credits credits" "the overrun's log line"
 expect_dmesg_since "49 beyond" "closing: more request IUs than credits" "the close reason"
-settled "after $((credits + 1))"
+fault_check_clean "after $((credits + 1))"
 
 # The SRQ has all its buffers back.
 burst "as many as the credits, again" "$credits"
 assert_eq "$ANSWERS" "$credits" "answers to a burst of $credits after the overrun"
-settled "after the last burst"
+fault_check_clean "after the last burst"
 
 srq_set 0
 srp_cleanup
