@@ -276,8 +276,8 @@ phase_fio() {
 	dev=$(srp_disk) || { echo "fio: no disk" >>"$RAW/errors.txt"; return 1; }
 	for job in randread:4k:32 randwrite:4k:32 read:1m:8 write:1m:8; do
 		IFS=: read -r rw bs qd <<<"$job"
-		${FIO_CPU:+taskset -c "$FIO_CPU"} fio --name="$rw-$bs" --filename="$dev" --direct=1 --ioengine=libaio \
-			--rw="$rw" --bs="$bs" --iodepth="$qd" --numjobs=1 \
+		${FIO_CPU:+taskset -c "$FIO_CPU"} fio --name="$rw-$bs" --filename="$dev" \
+			--direct=1 --ioengine=libaio --rw="$rw" --bs="$bs" --iodepth="$qd" --numjobs=1 \
 			--runtime="$FIO_S" --ramp_time=1 --time_based --group_reporting \
 			--output-format=json --output="$RAW/fio_$rw-$bs.r$round.json" >/dev/null 2>&1 ||
 			echo "fio $rw $bs failed" >>"$RAW/errors.txt"
