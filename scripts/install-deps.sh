@@ -76,9 +76,9 @@ install_pkgs() {
 	# A fresh machine may have empty or stale package lists: update once and
 	# retry when the first attempt cannot find or fetch a package.
 	# shellcheck disable=SC2086
-	if ! apt-get install -y -q --no-install-recommends $need >/dev/null 2>&1; then
-		apt-get update -q >/dev/null
-		apt-get install -y -q --no-install-recommends $need >/dev/null
+	if ! apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends $need >/dev/null 2>&1; then
+		apt-get -o DPkg::Lock::Timeout=900 update -q >/dev/null
+		apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends $need >/dev/null
 	fi
 }
 

@@ -1,0 +1,97 @@
+#!/bin/bash
+# Builds the debug kernel (KASAN, lockdep, kmemleak, ...) once per machine:
+# Debian's linux-source-6.12, `defconfig` + `kvm_guest.config` + debug.config
+# (this folder), then `make olddefconfig`; every line of the fragment must
+# survive the merge, or the build stops and names the ones that did not.
+#
+# Cache: $SRPT_DEBUG_KERNEL_CACHE (default /var/cache/srpt-cxx/debug-kernel)
+# /<key>/, key = hash of the source package version, the fragment and
+# $recipe (bump it when a change below alters what is built). A finished build holds
+#   src/                 the unpacked source tree
+#   build/               the object tree (O=): KDIR for out-of-tree modules
+#   tree/boot/vmlinuz-<kver>, tree/lib/modules/<kver>/   what the guest boots
+#   kver                 the kernel release string
+#   build-seconds        how long the build took
+#   .complete            written last
+# A second run with the same key prints the cache dir and returns at once.
+#
+# usage: scripts/debug-kernel/build.sh      prints the cache dir on stdout
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd -P)
+cache_root=${SRPT_DEBUG_KERNEL_CACHE:-/var/cache/srpt-cxx/debug-kernel}
+srcpkg=linux-source-6.12
+recipe=1
+log() { echo "debug-kernel: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+need=()
+for p in $srcpkg gcc-12 make bc bison flex libssl-dev libelf-dev cpio xz-utils kmod rsync; do
+	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+	log "installing ${need[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends "${need[@]}" >/dev/null 2>&1 || {
+		apt-get -o DPkg::Lock::Timeout=900 update -q >/dev/null
+		apt-get -o DPkg::Lock::Timeout=900 install -y -q --no-install-recommends "${need[@]}" >/dev/null
+	}
+fi
+
+srcver=$(dpkg-query -W -f='${Version}' $srcpkg)
+key=$( { echo "$srcpkg $srcver recipe $recipe"; cat "$here/debug.config"; } | sha256sum | cut -c1-16)
+dir=$cache_root/$key
+if [ -f "$dir/.complete" ]; then
+	log "cached: $dir ($(cat "$dir/kver"), built in $(cat "$dir/build-seconds") s)"
+	echo "$dir"
+	exit 0
+fi
+
+mkdir -p "$cache_root"
+exec 9>"$cache_root/.lock"
+flock 9
+if [ -f "$dir/.complete" ]; then echo "$dir"; exit 0; fi
+
+start=$(date +%s)
+rm -rf "$dir"
+mkdir -p "$dir"
+log "unpacking $srcpkg $srcver into $dir/src"
+tarball=$(ls /usr/src/$srcpkg.tar.* | head -n 1)
+mkdir -p "$dir/src"
+tar -xf "$tarball" -C "$dir/src" --strip-components=1
+
+k() { make -C "$dir/src" O="$dir/build" CC=gcc-12 HOSTCC=gcc-12 "$@"; }
+log "configuring: defconfig + kvm_guest.config + debug.config"
+k defconfig >/dev/null
+k kvm_guest.config >/dev/null
+"$dir/src/scripts/kconfig/merge_config.sh" -m -O "$dir/build" "$dir/build/.config" "$here/debug.config" >/dev/null
+k olddefconfig >/dev/null
+
+# Every fragment line must be in the final config (=n as "is not set").
+missing=()
+while IFS= read -r line; do
+	case "$line" in ''|'#'*) continue ;; esac
+	opt=${line%%=*} val=${line#*=}
+	if [ "$val" = n ]; then
+		grep -qE "^# $opt is not set\$|^$opt=n\$" "$dir/build/.config" || ! grep -q "^$opt=" "$dir/build/.config" || missing+=("$line")
+	else
+		grep -qxF "$line" "$dir/build/.config" || missing+=("$line")
+	fi
+done <"$here/debug.config"
+[ ${#missing[@]} -eq 0 ] || die "config lines that did not survive olddefconfig: ${missing[*]}"
+
+jobs=$(nproc)
+log "building bzImage and modules with -j$jobs (log: $dir/build.log)"
+k -j"$jobs" bzImage modules >"$dir/build.log" 2>&1 || { tail -n 40 "$dir/build.log" >&2; die "kernel build failed"; }
+kver=$(k -s kernelrelease)
+mkdir -p "$dir/tree/boot"
+cp "$dir/build/arch/x86/boot/bzImage" "$dir/tree/boot/vmlinuz-$kver"
+cp "$dir/build/System.map" "$dir/tree/boot/System.map-$kver"
+cp "$dir/build/.config" "$dir/tree/boot/config-$kver"
+k INSTALL_MOD_PATH="$dir/tree" modules_install >>"$dir/build.log" 2>&1
+# The module tree's build link points at the object tree (KDIR).
+ln -sfn "$dir/build" "$dir/tree/lib/modules/$kver/build"
+echo "$kver" >"$dir/kver"
+echo $(( $(date +%s) - start )) >"$dir/build-seconds"
+touch "$dir/.complete"
+log "built $kver in $(cat "$dir/build-seconds") s: $dir"
+echo "$dir"
