@@ -15,21 +15,16 @@
 
 VM_DIR="$SRPT_ROOT/build/vm"
 
-# The kernel ABI we test against is the one the module is built against: the
-# newest installed linux-headers-*-amd64, overridable with KVER=.  Never
-# `uname -r`: the host's running kernel is not Debian's.
+# The kernel ABI we test against is the one the module is built against:
+# $KVER, else the default kernel (scripts/default-kver.sh), never the newest
+# headers installed and never `uname -r`: the host's running kernel is not
+# Debian's.
 vm_kver() {
 	if [ -n "${KVER:-}" ]; then
 		echo "$KVER"
 		return
 	fi
-	k=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null |
-		sed 's|^/usr/src/linux-headers-||' | sort -V | tail -n 1)
-	if [ -z "$k" ]; then
-		echo "vm: no /usr/src/linux-headers-*-amd64; run scripts/install-deps.sh build" >&2
-		return 1
-	fi
-	echo "$k"
+	"$SRPT_ROOT/scripts/default-kver.sh"
 }
 
 KVER=$(vm_kver) || exit 1
