@@ -47,7 +47,10 @@ ti_bg "$TMPDIR/ius.out" rdma --login "$(ti_initiator_port_id)" "$(ti_target_port
 	--timeout-ms 3000 --hold-ms 120000 "${args[@]}"
 pid=$TI_PID
 closed="ib_srpt: channel $VETH0_IP \(0x$(ti_initiator_port_id)\) closing: "
-for i in $(seq 600); do
+# (Time-bounded: under TCG one round of this loop takes a good part of a
+# second.) The IUs take about 7 s: two of them wait out the 3 s timeout.
+end=$((SECONDS + 60))
+while [ $SECONDS -lt $end ]; do
 	dmesg_since "25 ius" | grep -q -E "$closed" && break
 	kill -0 "$pid" 2>/dev/null || break
 	sleep 0.1
@@ -55,7 +58,8 @@ done
 kill -0 "$pid" 2>/dev/null || fail "the test initiator ended before the target closed the channel: $(cat "$TMPDIR/ius.out")"
 expect_dmesg_since "25 ius" "${closed}work request failed\$" "closed for the failed RDMA write"
 s=$(date +%s%N)
-for i in $(seq 300); do [ "$(srp_channels | wc -l)" -eq 0 ] && break; sleep 0.1; done
+end=$((SECONDS + 30))
+while [ $SECONDS -lt $end ]; do [ "$(srp_channels | wc -l)" -eq 0 ] && break; sleep 0.1; done
 kill -0 "$pid" 2>/dev/null || fail "the test initiator ended before the channel was released"
 [ "$(srp_channels | wc -l)" -eq 0 ] || { srp_channels; fail "the channel is not released 30 s after the RDMA error"; }
 log "channel released $((($(date +%s%N) - s) / 1000000)) ms after its close, the initiator still connected"
