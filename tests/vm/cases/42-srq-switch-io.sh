@@ -22,12 +22,14 @@ dev=$(io_disk "ch_count=1") || exit 1
 srq_fast_reconnect
 srq_expect_rq srq 1
 
-# fio in the background across both switches: passes of a size-bound job
-# (a time-based one never reaches its verify phase), each writing 2 x 16 MiB
-# at random and then reading every block back verified (io_fio: fails on
-# any error, or when less is read back than was written), one after another
-# until both switches are done. A switch lands in some pass's write or
-# verify phase; the pass running then must verify all it wrote.
+# fio in the background across both switches: passes of a size-bound job,
+# each writing 2 x 16 MiB at random and then reading every block back
+# verified (io_fio: fails on any error, or when less is read back than was
+# written), one after another until both switches are done. A switch lands
+# in some pass's write or verify phase; the pass running then must verify
+# all it wrote. (A time-based job has no verify phase of its own: fio 3.33
+# verified only the loops over the region it completed, never the blocks
+# of the loop the runtime cut short.)
 kmsg_mark "42 flip"
 rm -f /tmp/42-stop /tmp/42-passes
 (
