@@ -23,7 +23,10 @@
 // RULE for each cm_id, no leak, no bug report, no contract violation):
 //   - the first login's answer is the one the login table of the README
 //     gives for these bytes (computed here independently of the core), unless
-//     a failure was injected, when a refusal with 0x00010001 is allowed too;
+//     a failure was injected and the bytes pass every check that precedes
+//     the login's first allocation (the table accepts them or refuses them
+//     for want of an ACL, 0x00010006), when a refusal with 0x00010001 is
+//     allowed too;
 //   - every answer is well formed: an accepted login returned 0 and sent one
 //     52-byte SRP_LOGIN_RSP echoing the tag and granting at most the
 //     requested IU length; a refused one returned non-zero and sent one CM
@@ -194,8 +197,12 @@ class LoginFuzz : public LoginTest {
     // A reject that could not be sent leaves nothing on the wire.
     if (failed_reject_ && got == kPlain && want != kAccept) return;
     // A failure was injected: refusing for want of resources is right too,
-    // once the request passed the checks that precede any allocation.
-    if (injected && got == srp::kRejInsufficientResources) return;
+    // once the request passed the checks that precede any allocation. The
+    // table's answers that come after them: accepted, and no ACL (the only
+    // 0x00010006 expected_answer() gives). A failure cannot change an
+    // answer the checks before the first allocation decide.
+    const bool past_checks = want == kAccept || want == srp::kRejChannelLimitReached;
+    if (injected && past_checks && got == srp::kRejInsufficientResources) return;
     ADD_FAILURE() << std::hex << "answer 0x" << got << ", the login table says 0x" << want
                   << " (0: accepted, ffffffff: plain CM reject)"
                   << (injected ? " (a failure was injected)" : "");
