@@ -27,12 +27,32 @@ vm_kver() {
 	"$SRPT_ROOT/scripts/default-kver.sh"
 }
 
+# SRPT_DEBUG_KERNEL=1: the project's debug kernel (scripts/debug-kernel/,
+# KASAN, lockdep, kmemleak...) instead of a Debian package.  It must have
+# been built (make check-debug builds it); nothing is downloaded.  Its
+# module tree is the cache's tree/, its KDIR the cache's build/.
+VM_DEBUG=
+case "${SRPT_DEBUG_KERNEL:-0}" in
+0 | '') ;;
+*)
+	VM_DEBUG=$("$SRPT_ROOT/scripts/debug-kernel/build.sh" --cached) || exit 1
+	KVER=$(cat "$VM_DEBUG/kver") || exit 1
+	;;
+esac
+
 KVER=$(vm_kver) || exit 1
-VM_KTREE="$VM_DIR/kernel/$KVER"                 # unpacked linux-image
+if [ -n "$VM_DEBUG" ]; then
+	VM_KTREE="$VM_DEBUG/tree"               # modules_install'ed, depmod done
+	VM_HEADERS="$VM_DEBUG/build"            # the object tree: KDIR
+	VM_KSTAMP="$VM_DEBUG/.complete"
+else
+	VM_KTREE="$VM_DIR/kernel/$KVER"         # unpacked linux-image
+	VM_HEADERS="/usr/src/linux-headers-$KVER"
+	VM_KSTAMP="$VM_KTREE/.srpt-vm-complete"
+fi
 VM_VMLINUZ="$VM_KTREE/boot/vmlinuz-$KVER"
 VM_MODDIR="$VM_KTREE/lib/modules/$KVER"         # bind-mounted at /lib/modules/$KVER in the guest
 VM_INITRD="$VM_DIR/initramfs-$KVER.cpio.gz"
-VM_HEADERS="/usr/src/linux-headers-$KVER"
 
 vm_log() { echo "vm: $*" >&2; }
 vm_die() { echo "vm: error: $*" >&2; exit 1; }

@@ -9,7 +9,8 @@
 #      root over 9p with an overlay on top (resolved with modprobe
 #      --show-depends against the unpacked tree), and scripts/vm/init.
 #
-# usage: scripts/vm/prepare.sh          (KVER=<abi>-amd64 to override the ABI)
+# usage: scripts/vm/prepare.sh          (KVER=<abi>-amd64 to override the ABI;
+#                                       SRPT_DEBUG_KERNEL=1: the debug kernel)
 # Prints nothing when everything is cached.
 set -eu
 SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
@@ -57,7 +58,13 @@ fetch_kernel() {
 }
 # `make -C <kdir> M=<checkout> clean` deletes every *.ko below the checkout,
 # build/vm included: check a module the guest needs, not only the stamp.
-if [ ! -f "$VM_KTREE/.srpt-vm-complete" ] || [ ! -f "$VM_VMLINUZ" ] ||
+# The debug kernel (SRPT_DEBUG_KERNEL=1) is never fetched: its build
+# installed the tree and ran depmod.
+if [ -n "$VM_DEBUG" ]; then
+	[ -f "$VM_VMLINUZ" ] && [ -f "$VM_MODDIR/modules.dep" ] &&
+		[ -f "$VM_MODDIR/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko" ] ||
+		vm_die "debug kernel tree $VM_KTREE is incomplete (no vmlinuz, modules.dep or rdma_rxe.ko)"
+elif [ ! -f "$VM_KSTAMP" ] || [ ! -f "$VM_VMLINUZ" ] ||
 	[ ! -f "$VM_MODDIR/kernel/drivers/infiniband/sw/rxe/rdma_rxe.ko" ]; then
 	fetch_kernel
 fi
@@ -101,6 +108,6 @@ build_initramfs() {
 if [ ! -f "$VM_INITRD" ] ||
 	[ "$SRPT_ROOT/scripts/vm/init" -nt "$VM_INITRD" ] ||
 	[ "$SRPT_ROOT/scripts/vm/prepare.sh" -nt "$VM_INITRD" ] ||
-	[ "$VM_KTREE/.srpt-vm-complete" -nt "$VM_INITRD" ]; then
+	[ "$VM_KSTAMP" -nt "$VM_INITRD" ]; then
 	build_initramfs
 fi
