@@ -7,6 +7,8 @@
 #   make demo      boot a guest with the module and show what it serves
 #   make fuzz      host libFuzzer targets, FUZZ_SECONDS (default 300) each
 #   make fuzz-guest  the guest login fuzz campaign (cases 28 and 29, long)
+#   make check-debug  every guest case on the project's debug kernel (KASAN,
+#                  lockdep, kmemleak...; built once per machine, ~1 h)
 #
 # The kernel build directory comes from the installed Debian headers
 # (linux-headers-*-amd64), never from `uname -r`: the build machine does not
@@ -18,7 +20,7 @@ CXX := g++-12
 export KDIR
 kdir = $$($(PROJECT)/scripts/kdir.sh)
 
-.PHONY: all module module-check unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-long demo bench deps clean
+.PHONY: all module module-check debug-kernel module-debug check-debug unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-long demo bench deps clean
 
 all: module
 
@@ -32,6 +34,29 @@ module: deps
 
 module-check: module
 	$(PROJECT)/scripts/check-module.sh $(PROJECT)/ib_srpt.ko
+
+# The debug kernel (scripts/debug-kernel/): built once per machine, cached.
+debug-kernel:
+	$(PROJECT)/scripts/debug-kernel/build.sh >/dev/null
+
+# ib_srpt.ko for the debug kernel, in build/debug-kernel/module/: Kbuild writes
+# next to the sources, so it builds from a copy of them (rsync keeps their
+# times, so a rebuild compiles only what changed); the top directory's
+# ib_srpt.ko stays the default kernel's.
+debug_module_dir := $(PROJECT)/build/debug-kernel/module
+module-debug: deps debug-kernel
+	@kdir=$$($(PROJECT)/scripts/debug-kernel/build.sh --cached)/build && \
+	echo "building against $$kdir" && \
+	mkdir -p $(debug_module_dir) && \
+	rsync -a --delete --exclude=/build/ --exclude=/.git --exclude=/tests/ \
+		--exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude=Module.symvers --exclude=modules.order \
+		$(PROJECT)/ $(debug_module_dir)/ && \
+	$(MAKE) -C "$$kdir" M=$(debug_module_dir) CXX=$(CXX) modules
+
+# Every guest case on the debug kernel, after the detectors' self-test.
+check-debug:
+	$(PROJECT)/scripts/debug-kernel/check.sh
 
 unit:
 	$(PROJECT)/scripts/install-deps.sh unit
@@ -52,6 +77,9 @@ fuzz:
 # Test tools the guest cases run (userspace, built on the host). The test
 # initiator's back ends (tests/tools/initiator.h) serve two programs.
 initiator_objs = $(addprefix $(PROJECT)/tests/tools/,initiator.c rdma_cm.c ib_cm.c)
+# srpt_test_ibcm.ko goes to TOOLS_KO_DIR: the default kernel's in build/tools,
+# another kernel's elsewhere (scripts/vm/common.sh picks it per kernel).
+TOOLS_KO_DIR ?= $(PROJECT)/build/tools
 tools:
 	$(PROJECT)/scripts/install-deps.sh vm
 	mkdir -p $(PROJECT)/build/tools
@@ -64,10 +92,10 @@ tools:
 	@# srpt_test_ibcm.ko, the IB/CM initiator (tests/tools/ibcm): Kbuild writes
 	@# next to its sources, so it builds from a copy under build/tools/ibcm.
 	@kdir=$(kdir); test -n "$$kdir" || { echo "no Debian kernel headers found (set KDIR=)"; exit 1; }; \
-	mkdir -p $(PROJECT)/build/tools/ibcm && \
-	cp $(PROJECT)/tests/tools/ibcm/Kbuild $(PROJECT)/tests/tools/ibcm/*.[ch] $(PROJECT)/build/tools/ibcm/ && \
-	$(MAKE) -C "$$kdir" M=$(PROJECT)/build/tools/ibcm modules && \
-	cp $(PROJECT)/build/tools/ibcm/srpt_test_ibcm.ko $(PROJECT)/build/tools/
+	mkdir -p $(TOOLS_KO_DIR)/ibcm && \
+	cp $(PROJECT)/tests/tools/ibcm/Kbuild $(PROJECT)/tests/tools/ibcm/*.[ch] $(TOOLS_KO_DIR)/ibcm/ && \
+	$(MAKE) -C "$$kdir" M=$(TOOLS_KO_DIR)/ibcm modules && \
+	cp $(TOOLS_KO_DIR)/ibcm/srpt_test_ibcm.ko $(TOOLS_KO_DIR)/
 
 # The guest login fuzz campaign: cases 28 (RDMA/CM) and 29 (IB/CM) in one
 # guest with FUZZ_GUEST_RDMA / FUZZ_GUEST_IB logins (default 10000 / 2000),
@@ -88,7 +116,7 @@ vm-check: module tools
 	$(PROJECT)/scripts/install-deps.sh vm
 	$(PROJECT)/tests/vm/suite.sh
 
-vm-selftest:
+vm-selftest: module
 	$(PROJECT)/scripts/install-deps.sh vm
 	$(PROJECT)/tests/vm/selftest.sh
 

@@ -54,5 +54,22 @@ VM_VMLINUZ="$VM_KTREE/boot/vmlinuz-$KVER"
 VM_MODDIR="$VM_KTREE/lib/modules/$KVER"         # bind-mounted at /lib/modules/$KVER in the guest
 VM_INITRD="$VM_DIR/initramfs-$KVER.cpio.gz"
 
+# Build outputs for the debug kernel go under build/debug-kernel, never over
+# the default kernel's (the top directory's ib_srpt.ko, build/tools/*.ko).
+if [ -n "$VM_DEBUG" ]; then
+	VM_MODULE="$SRPT_ROOT/build/debug-kernel/module/ib_srpt.ko"
+	VM_TOOLS_KO="$SRPT_ROOT/build/debug-kernel/tools"
+else
+	VM_MODULE="$SRPT_ROOT/ib_srpt.ko"
+	VM_TOOLS_KO="$SRPT_ROOT/build/tools"
+fi
+VM_IBCM_KO="$VM_TOOLS_KO/srpt_test_ibcm.ko"
+# vm_make_tools: the cases' tools (make tools), the kernel module among them
+# built for the guest's kernel.
+vm_make_tools() {
+	make -s --no-print-directory -C "$SRPT_ROOT" tools \
+		KDIR="$VM_HEADERS" TOOLS_KO_DIR="$VM_TOOLS_KO" >/dev/null
+}
+
 vm_log() { echo "vm: $*" >&2; }
 vm_die() { echo "vm: error: $*" >&2; exit 1; }

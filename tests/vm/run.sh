@@ -6,12 +6,15 @@
 #   CASE              run only these cases: a number (03), a name (03-tport)
 #                     or a substring of the file name; default: all of
 #                     tests/vm/cases/[0-9]*.sh in order
-#   --module PATH     module under test (default: <checkout>/ib_srpt.ko; env
-#                     SRPT_MODULE); "intree" = Debian's own ib_srpt.ko from
-#                     the unpacked kernel package, to check the machinery
+#   --module PATH     module under test (default: <checkout>/ib_srpt.ko, on
+#                     the debug kernel build/debug-kernel/module/ib_srpt.ko;
+#                     env SRPT_MODULE); "intree" = the kernel's own ib_srpt.ko
+#                     from the guest's module tree, to check the machinery
 #   --selftest[=MODES] instead of the cases, run the runner's self-test
 #                     (tests/vm/selftest/cases/NN-MODE.sh: none, warn, oops,
-#                     crash, hang; default none,warn,oops,crash; env
+#                     crash, hang, srpt-leak (needs the module), and for the
+#                     debug kernel kasan, lockdep, atomic, leak; default
+#                     none,warn,oops,crash; env
 #                     SRPT_VM_SELFTEST=warn,oops): the guest loads a module
 #                     that WARNs / Oopses / hangs, or crashes, and the run
 #                     MUST report failures
@@ -20,7 +23,9 @@
 #   --case-timeout SEC  per case, inside the guest (default 240)
 #   --out DIR         output directory (default build/vm/runs/suite or
 #                     build/vm/runs/selftest); emptied first
-# Environment: KVER=<abi>-amd64 (default: newest installed headers),
+# Environment: KVER=<abi>-amd64 (default: scripts/default-kver.sh),
+#   SRPT_DEBUG_KERNEL=1 (boot the debug kernel of scripts/debug-kernel/,
+#   built before: make check-debug),
 #   SRPT_VM_STRICT=1 (apply our module's contract checks even to the in-tree
 #   driver, which logs less; those checks then fail, as they should),
 #   SRPT_VM_SLUB_DEBUG=flags (guest slub_debug=, default see scripts/vm/boot.sh,
@@ -49,7 +54,7 @@ set -uo pipefail
 SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$SRPT_ROOT/scripts/vm/common.sh"
 
-module=${SRPT_MODULE:-$SRPT_ROOT/ib_srpt.ko}
+module=${SRPT_MODULE:-$VM_MODULE}
 selftest=${SRPT_VM_SELFTEST:-}
 timeout=${SRPT_VM_TIMEOUT:-900}
 case_timeout=${SRPT_VM_CASE_TIMEOUT:-240}
@@ -75,7 +80,7 @@ if [ -z "${SRPT_VM_SKIP_PREPARE:-}" ]; then
 	"$SRPT_ROOT/scripts/install-deps.sh" vm || exit 1
 	"$SRPT_ROOT/scripts/vm/prepare.sh" || exit 1
 	# The userspace test tools the cases run in the guest (tests/tools).
-	make -s --no-print-directory -C "$SRPT_ROOT" tools >/dev/null || exit 1
+	vm_make_tools || exit 1
 fi
 
 [ "$module" != intree ] || module=$VM_MODDIR/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko
@@ -90,7 +95,7 @@ if [ -n "$selftest" ]; then
 		[ -n "$f" ] || { echo "run.sh: no self-test case for mode '$m'" >&2; exit 2; }
 		cases+=("$f")
 	done
-	out=${out:-$VM_DIR/runs/selftest}
+	out=${out:-$VM_DIR/runs/${VM_DEBUG:+debug-}selftest}
 	# SLUB debugging (scripts/vm/boot.sh) only slows the self-test down.
 	export SRPT_VM_SLUB_DEBUG=${SRPT_VM_SLUB_DEBUG-}
 	# The self-test module, built on the host against the same headers.  Kbuild
@@ -120,7 +125,7 @@ else
 		fi
 		cases+=("$f")
 	done
-	out=${out:-$VM_DIR/runs/suite}
+	out=${out:-$VM_DIR/runs/${VM_DEBUG:+debug-}suite}
 	[ -f "$module" ] || {
 		echo "run.sh: module under test not found: $module (build it first, or --module PATH|intree)" >&2
 		exit 1
@@ -139,8 +144,9 @@ rm -rf "${out:?}"/*
 
 # The guest loads a copy: the module may be rebuilt on the host while the
 # guest runs, and a path under /tmp or /run would be hidden in the guest.
+# (The self-test's srpt-leak case needs it too, when it was built.)
 module_orig=$module
-if [ -z "$selftest" ]; then
+if [ -z "$selftest" ] || [ -f "$module" ]; then
 	cp "$module" "$out/ib_srpt.ko"
 	module=$out/ib_srpt.ko
 fi
@@ -152,6 +158,7 @@ fi
 	printf 'export SRPT_VM_CASES=%q SRPT_VM_CASE_TIMEOUT=%q\n' "${cases[*]}" "$case_timeout"
 	printf 'export SRPT_VM_STRICT=%q\n' "${SRPT_VM_STRICT:-0}"
 	printf 'export SRPT_IO_LONG=%q\n' "${SRPT_IO_LONG:-0}"
+	printf 'export SRPT_IBCM_KO=%q\n' "$VM_IBCM_KO"
 	# Case parameters (SRPT_CASE_*) pass through, for a make target that
 	# runs a case with other settings (make fuzz-guest).
 	for v in $(compgen -e | grep '^SRPT_CASE_'); do printf 'export %s=%q\n' "$v" "${!v}"; done

@@ -4,12 +4,13 @@
 # env SRPT_VM_SHARDS), because most of a case's time is a TCG guest waiting
 # on timers, not computing. Each guest is a complete run.sh (its own boot,
 # TAP, per-case log scan and host checks) with output in
-# build/vm/runs/suite-K; this prints each shard's TAP in turn and the sum
+# build/vm/runs/suite-K (debug-suite-K on the debug kernel); this prints each shard's TAP in turn and the sum
 # as the last line, "N passed, N failed[, N skipped]".
 #
 # usage: tests/vm/suite.sh [run.sh options]   (no CASE filters: use run.sh)
 set -uo pipefail
 SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
+. "$SRPT_ROOT/scripts/vm/common.sh"
 shards=${SRPT_VM_SHARDS:-2}
 
 # Cases in order, dealt to the shards in turn.
@@ -25,12 +26,12 @@ done
 # the shards don't race on it.
 "$SRPT_ROOT/scripts/install-deps.sh" vm || exit 1
 "$SRPT_ROOT/scripts/vm/prepare.sh" || exit 1
-make -s --no-print-directory -C "$SRPT_ROOT" tools >/dev/null || exit 1
+vm_make_tools || exit 1
 
 pids=()
 for k in $(seq 0 $((shards - 1))); do
 	[ -n "${shard_cases[$k]:-}" ] || continue
-	out=$SRPT_ROOT/build/vm/runs/suite-$((k + 1))
+	out=$SRPT_ROOT/build/vm/runs/${VM_DEBUG:+debug-}suite-$((k + 1))
 	mkdir -p "$out"
 	# shellcheck disable=SC2086  # the case list splits on purpose
 	# Each guest runs half the suite; the limits are run.sh's defaults
