@@ -51,6 +51,7 @@ module-debug: deps debug-kernel
 	rsync -a --delete --exclude=/build/ --exclude=/.git --exclude=/tests/ \
 		--exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude=Module.symvers --exclude=modules.order \
+		--exclude=srpt_compat.h \
 		$(PROJECT)/ $(debug_module_dir)/ && \
 	$(MAKE) -C "$$kdir" M=$(debug_module_dir) CXX=$(CXX) modules
 

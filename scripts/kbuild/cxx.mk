@@ -17,8 +17,13 @@ endif
 
 # The kernel's C flags, less those g++ refuses as C-only: asked of $(CXX)
 # itself (cxx-flags.sh), once per Kbuild pass, since every kernel adds some.
+# The sanitizers a debug kernel builds with (KASAN, UBSAN) are not in
+# KBUILD_CFLAGS: scripts/Makefile.lib adds them per C object. C++ objects
+# take them here, so that KASAN sees the core's accesses as it sees the
+# shim's (both empty on a production kernel).
 srpt_cxx_kflags := $(shell $(CONFIG_SHELL) $(src)/scripts/kbuild/cxx-flags.sh \
-	$(CXX) $(KBUILD_CPPFLAGS) $(KBUILD_CFLAGS))
+	$(CXX) $(KBUILD_CPPFLAGS) $(KBUILD_CFLAGS) \
+	$(if $(CONFIG_KASAN),$(CFLAGS_KASAN)) $(if $(CONFIG_UBSAN),$(CFLAGS_UBSAN)))
 ifeq ($(srpt_cxx_kflags),)
 $(error $(CXX) accepts none of the kernel's C flags: see the message above)
 endif
