@@ -345,9 +345,10 @@ srpt_unload() {
 # cm_id a login handed to a channel destroyed by it exactly once (the rules
 # fault.sh checks in the fault cases).  Allocations are checked by the
 # module itself at rmmod (a WARN with the counts).  Non-zero with a message
-# otherwise; never exits (the runner calls it too).
+# otherwise; never exits (the runner calls it too).  SRPT_OBJECTS= names
+# another file (to try the check on made-up counts).
 srpt_objects_check() {
-	local f=/sys/kernel/debug/$SRPT_MODNAME/objects i k v line
+	local f=${SRPT_OBJECTS:-/sys/kernel/debug/$SRPT_MODNAME/objects} i k v line
 	[ -r "$f" ] || return 0
 	for i in $(seq 300); do
 		line=
@@ -361,15 +362,15 @@ srpt_objects_check() {
 	done
 	local bad=
 	[ "$OC_channels" = 0 ] && [ "$OC_qps" = 0 ] && [ "$OC_cqs" = 0 ] &&
-		[ "$OC_sessions" = 0 ] || bad="objects not released after 30 s"
-	[ "$OC_ownership_broken" = 0 ] || bad="ownership rule broken"
-	[ "$OC_cm_adopted" = "$OC_cm_destroyed" ] || bad="adopted cm_ids not destroyed exactly once"
+		[ "$OC_sessions" = 0 ] || bad+="objects not released after 30 s; "
+	[ "$OC_ownership_broken" = 0 ] || bad+="ownership rule broken; "
+	[ "$OC_cm_adopted" = "$OC_cm_destroyed" ] || bad+="adopted cm_ids not destroyed exactly once; "
 	[ "$OC_cm_destroyed" = "$OC_cm_destroyed_by_channel" ] ||
-		bad="core and shim disagree on cm_id destroys"
+		bad+="core and shim disagree on cm_id destroys; "
 	[ "$OC_login_ret_zero" = "$OC_cm_adopted" ] ||
-		bad="login answered 0 without a channel owning the cm_id"
+		bad+="login answered 0 without a channel owning the cm_id; "
 	[ -z "$bad" ] && return 0
-	echo "srpt_unload: object counts: $bad: $line" >&2
+	echo "srpt_unload: object counts: $bad$line" >&2
 	return 1
 }
 
