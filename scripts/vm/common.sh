@@ -42,7 +42,9 @@ esac
 
 KVER=$(vm_kver) || exit 1
 if [ -n "$VM_DEBUG" ]; then
-	VM_KTREE="$VM_DEBUG/tree"               # modules_install'ed, depmod done
+	# (Physical paths: the guest's init bind-mounts the module tree before
+	# it switches root, where a symlink to a host path would not resolve.)
+	VM_KTREE=$(cd "$VM_DEBUG/tree" && pwd -P) || exit 1  # modules_install'ed, depmod done
 	VM_HEADERS="$VM_DEBUG/build"            # the object tree: KDIR
 	VM_KSTAMP="$VM_DEBUG/.complete"
 else

@@ -13,7 +13,7 @@
 #   --selftest[=MODES] instead of the cases, run the runner's self-test
 #                     (tests/vm/selftest/cases/NN-MODE.sh: none, warn, oops,
 #                     crash, hang, srpt-leak (needs the module), and for the
-#                     debug kernel kasan, lockdep, atomic, leak; default
+#                     debug kernel kasan, lockorder, atomic, leak; default
 #                     none,warn,oops,crash; env
 #                     SRPT_VM_SELFTEST=warn,oops): the guest loads a module
 #                     that WARNs / Oopses / hangs, or crashes, and the run

@@ -19,7 +19,7 @@
 #   04-crash     sysrq-c   -> must be "not ok" (the guest died during it)
 # With --debug (the debug kernel, SRPT_DEBUG_KERNEL=1), instead of warn and
 # oops, one case per detector, each "not ok" with a reason naming it:
-#   07-lockdep   AB-BA mutex order -> "possible circular locking dependency"
+#   07-lockorder  AB-BA mutex order -> "possible circular locking dependency"
 #                (first: lockdep stops at its first report and at any taint)
 #   08-atomic    GFP_KERNEL under a spinlock -> "BUG: sleeping function
 #                called from invalid context"
@@ -46,7 +46,7 @@ log=$SRPT_ROOT/build/vm/selftest-run.log
 mkdir -p "$(dirname "$log")"
 
 if [ $debug = 1 ]; then
-	modes=none,lockdep,atomic,kasan,leak,srpt-leak,crash
+	modes=none,lockorder,atomic,kasan,leak,srpt-leak,crash
 	what="lockdep, atomic sleep, KASAN, kmemleak, module-exit leak and crash"
 	out=$SRPT_ROOT/build/vm/runs/selftest-debug
 else
@@ -75,7 +75,7 @@ expect() {
 		problems+=("$3 was not reported 'not ok' with a reason matching /$2/")
 }
 if [ $debug = 1 ]; then
-	expect 07-lockdep '.*possible circular locking dependency' "the lockdep AB-BA case"
+	expect 07-lockorder '.*possible circular locking dependency' "the lockdep AB-BA case"
 	expect 08-atomic '.*BUG: sleeping function called from invalid context' "the sleep-in-atomic case"
 	expect 06-kasan '.*BUG: KASAN: slab-use-after-free' "the KASAN use-after-free case"
 	expect 09-leak 'kmemleak: [0-9]+ unreferenced objects, backtrace in \[srpt_vm_selftest\]' \

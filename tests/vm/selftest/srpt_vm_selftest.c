@@ -20,10 +20,12 @@
  * them:
  *   mode=kasan    read a kmalloc'ed byte after kfree(): KASAN reports
  *                 "BUG: KASAN: slab-use-after-free"
- *   mode=lockdep  two mutexes taken A then B, released, then B then A, by
- *                 the same task: never a deadlock, but lockdep reports
+ *   mode=lockorder  two mutexes taken A then B, released, then B then A,
+ *                 by the same task: never a deadlock, but lockdep reports
  *                 "possible circular locking dependency".  Lockdep reports
- *                 once per boot and stops at any taint: run it first.
+ *                 once per boot and stops at any taint: run it first.  (Not
+ *                 "lockdep": the mode is logged, and the runner's report
+ *                 patterns would match the word.)
  *   mode=atomic   a GFP_KERNEL allocation under a spinlock: with
  *                 DEBUG_ATOMIC_SLEEP, "BUG: sleeping function called from
  *                 invalid context" even though the allocation does not sleep
@@ -45,7 +47,7 @@
 
 static char *mode = "none";
 module_param(mode, charp, 0444);
-MODULE_PARM_DESC(mode, "none | warn | oops | hang | kasan | lockdep | atomic | leak");
+MODULE_PARM_DESC(mode, "none | warn | oops | hang | kasan | lockorder | atomic | leak");
 
 /* volatile: the compiler must really load through the NULL pointer. */
 static int *volatile srpt_vm_selftest_null;
@@ -69,7 +71,7 @@ static noinline void srpt_vm_selftest_kasan(void)
 	pr_info("srpt_vm_selftest: read after free: %d\n", p[8]);
 }
 
-static noinline void srpt_vm_selftest_lockdep(void)
+static noinline void srpt_vm_selftest_lockorder(void)
 {
 	mutex_lock(&srpt_vm_selftest_a);
 	mutex_lock(&srpt_vm_selftest_b);
@@ -113,8 +115,8 @@ static int __init srpt_vm_selftest_init(void)
 		ssleep(3600);
 	} else if (!strcmp(mode, "kasan")) {
 		srpt_vm_selftest_kasan();
-	} else if (!strcmp(mode, "lockdep")) {
-		srpt_vm_selftest_lockdep();
+	} else if (!strcmp(mode, "lockorder")) {
+		srpt_vm_selftest_lockorder();
 	} else if (!strcmp(mode, "atomic")) {
 		srpt_vm_selftest_atomic();
 	} else if (!strcmp(mode, "leak")) {

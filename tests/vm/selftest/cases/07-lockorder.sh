@@ -8,6 +8,6 @@
 [ -r /proc/lockdep ] || log "no /proc/lockdep: this kernel has no lockdep, the case will pass"
 grep -q '^debug_locks:.*1$' /proc/lockdep_stats 2>/dev/null ||
 	log "lockdep is off already ($(grep debug_locks /proc/lockdep_stats 2>/dev/null))"
-run insmod "${SRPT_VM_SELFTEST_KO:?}" mode=lockdep
+run insmod "${SRPT_VM_SELFTEST_KO:?}" mode=lockorder
 run rmmod srpt_vm_selftest
 exit 0
