@@ -63,8 +63,9 @@ echo "=== debug kernel $(cat "$dir/kver") in $dir: built in $(cat "$dir/build-se
 step module-debug make -s --no-print-directory -C "$here" module-debug ||
 	abort "building ib_srpt.ko for the debug kernel failed"
 export SRPT_DEBUG_KERNEL=1
+SRPT_ROOT=$here
 # shellcheck source=../vm/common.sh
-SRPT_ROOT=$here . "$here/scripts/vm/common.sh"
+. "$here/scripts/vm/common.sh"
 step tools-debug vm_make_tools || abort "building the test tools for the debug kernel failed"
 step prepare "$here/scripts/vm/prepare.sh" || abort "preparing the guest for the debug kernel failed"
 
