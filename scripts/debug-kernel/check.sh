@@ -1,5 +1,6 @@
 #!/bin/bash
-# `make check-debug`: the debug kernel (scripts/debug-kernel/build.sh; built
+# `make check-debug`: a host test of the runner's leak checks
+# (tests/vm/lib-checks.sh), the debug kernel (scripts/debug-kernel/build.sh; built
 # once per machine, then cached), ib_srpt.ko and the test tools built against
 # it, the detectors' self-test (tests/vm/selftest.sh --debug: each detector
 # must fail its case), then every guest case on it (tests/vm/suite.sh with
@@ -54,6 +55,8 @@ run_suite() { # as scripts/check.sh
 abort() { echo "$*"; echo "0 passed, 1 failed"; exit 1; }
 
 "$here/scripts/install-deps.sh" build vm || abort "installing dependencies failed"
+# The runner's leak checks on made-up input first (a second, no guest).
+run_suite lib-checks "$here/tests/vm/lib-checks.sh"
 
 t=$(date +%s)
 echo "=== debug kernel: scripts/debug-kernel/build.sh"
