@@ -19,15 +19,13 @@ VM_DIR="$SRPT_ROOT/build/vm"
 # $KVER, else the default kernel (scripts/default-kver.sh), never the newest
 # headers installed and never `uname -r`: the host's running kernel is not
 # Debian's.
+# KVER may be a name of scripts/kernel/kernels (6.12) or an ABI.
 vm_kver() {
-	if [ -n "${KVER:-}" ]; then
-		echo "$KVER"
-		return
-	fi
-	"$SRPT_ROOT/scripts/default-kver.sh"
+	"$SRPT_ROOT/scripts/kernel/info.sh" "${KVER:-}" abi
 }
 
 KVER=$(vm_kver) || exit 1
+export KVER
 VM_KTREE="$VM_DIR/kernel/$KVER"                 # unpacked linux-image
 VM_VMLINUZ="$VM_KTREE/boot/vmlinuz-$KVER"
 VM_MODDIR="$VM_KTREE/lib/modules/$KVER"         # bind-mounted at /lib/modules/$KVER in the guest

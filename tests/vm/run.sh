@@ -6,7 +6,9 @@
 #   CASE              run only these cases: a number (03), a name (03-tport)
 #                     or a substring of the file name; default: all of
 #                     tests/vm/cases/[0-9]*.sh in order
-#   --module PATH     module under test (default: <checkout>/ib_srpt.ko; env
+#   --module PATH     module under test (default: the module built for the
+#                     guest's kernel, build/kernels/<abi>/ib_srpt.ko, else
+#                     <checkout>/ib_srpt.ko; env
 #                     SRPT_MODULE); "intree" = Debian's own ib_srpt.ko from
 #                     the unpacked kernel package, to check the machinery
 #   --selftest[=MODES] instead of the cases, run the runner's self-test
@@ -20,7 +22,8 @@
 #   --case-timeout SEC  per case, inside the guest (default 240)
 #   --out DIR         output directory (default build/vm/runs/suite or
 #                     build/vm/runs/selftest); emptied first
-# Environment: KVER=<abi>-amd64 (default: newest installed headers),
+# Environment: KVER=<name|abi> (scripts/kernel/kernels: 6.1, 6.12, 7.3;
+#   default: Debian 12's default ABI, scripts/default-kver.sh),
 #   SRPT_VM_STRICT=1 (apply our module's contract checks even to the in-tree
 #   driver, which logs less; those checks then fail, as they should),
 #   SRPT_VM_SLUB_DEBUG=flags (guest slub_debug=, default see scripts/vm/boot.sh,
@@ -49,7 +52,11 @@ set -uo pipefail
 SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$SRPT_ROOT/scripts/vm/common.sh"
 
-module=${SRPT_MODULE:-$SRPT_ROOT/ib_srpt.ko}
+module=${SRPT_MODULE:-}
+if [ -z "$module" ]; then
+	module=$SRPT_ROOT/build/kernels/$KVER/ib_srpt.ko
+	[ -f "$module" ] || module=$SRPT_ROOT/ib_srpt.ko
+fi
 selftest=${SRPT_VM_SELFTEST:-}
 timeout=${SRPT_VM_TIMEOUT:-900}
 case_timeout=${SRPT_VM_CASE_TIMEOUT:-240}
@@ -78,7 +85,11 @@ if [ -z "${SRPT_VM_SKIP_PREPARE:-}" ]; then
 	make -s --no-print-directory -C "$SRPT_ROOT" tools >/dev/null || exit 1
 fi
 
-[ "$module" != intree ] || module=$VM_MODDIR/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko
+if [ "$module" = intree ]; then
+	# A plain .ko on 6.1, .ko.xz from 6.12 on (the copy below unpacks it).
+	module=$(ls "$VM_MODDIR"/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko* 2>/dev/null | head -n 1)
+	module=${module:-$VM_MODDIR/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko}
+fi
 case "$module" in /*) ;; *) module=$PWD/$module ;; esac
 
 # ---- the case list
@@ -101,7 +112,7 @@ if [ -n "$selftest" ]; then
 		rm -rf "$st_build"
 		mkdir -p "$st_build"
 		cp "$SRPT_ROOT"/tests/vm/selftest/Kbuild "$SRPT_ROOT"/tests/vm/selftest/*.c "$st_build/"
-		if ! make -C "$VM_HEADERS" M="$st_build" modules >"$st_build/build.log" 2>&1; then
+		if ! "$SRPT_ROOT/scripts/kernel/kmake.sh" "$st_build" modules >"$st_build/build.log" 2>&1; then
 			cat "$st_build/build.log" >&2
 			echo "run.sh: building the self-test module failed" >&2
 			exit 1
@@ -141,7 +152,10 @@ rm -rf "${out:?}"/*
 # guest runs, and a path under /tmp or /run would be hidden in the guest.
 module_orig=$module
 if [ -z "$selftest" ]; then
-	cp "$module" "$out/ib_srpt.ko"
+	case "$module" in
+	*.xz) xz -dc "$module" >"$out/ib_srpt.ko" ;;
+	*) cp "$module" "$out/ib_srpt.ko" ;;
+	esac
 	module=$out/ib_srpt.ko
 fi
 

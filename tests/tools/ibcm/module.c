@@ -72,13 +72,16 @@ static ssize_t ibcm_read(struct file *file, char __user *buf, size_t count,
 	return sizeof(out);
 }
 
+/*
+ * No .llseek: nonseekable_open() makes the file refuse seeks on every
+ * kernel (no_llseek, which said the same, is gone from 6.12).
+ */
 static const struct file_operations ibcm_login_fops = {
 	.owner = THIS_MODULE,
 	.open = ibcm_open,
 	.release = ibcm_release,
 	.read = ibcm_read,
 	.write = ibcm_write,
-	.llseek = no_llseek,
 };
 
 static int __init ibcm_init(void)
