@@ -5,6 +5,8 @@
 #   make KVER=6.12 build (and, with the targets below, test) for another kernel
 #                  of scripts/kernel/kernels: 6.1 (default), 6.12, 7.3, or an ABI
 #   make check     host unit tests, module build and checks, guest tests
+#                  (every kernel: scripts/check.sh says which cases where)
+#   make check-kernels  every guest case on every kernel
 #   make check-long  the data-path I/O guest cases with eight times the data
 #   make demo      boot a guest with the module and show what it serves
 #   make fuzz      host libFuzzer targets, FUZZ_SECONDS (default 300) each
@@ -28,7 +30,7 @@ kmake = $(PROJECT)/scripts/kernel/kmake.sh
 # headers first).
 kabi = $$($(PROJECT)/scripts/kernel/info.sh "$(KVER)" abi)
 
-.PHONY: all module module-check unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-long demo bench deps clean
+.PHONY: all module module-check unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-kernels check-long demo bench deps clean
 
 all: module
 
@@ -109,6 +111,10 @@ vm-selftest:
 
 check:
 	$(PROJECT)/scripts/check.sh
+
+# Every guest case on every kernel of scripts/kernel/kernels (long).
+check-kernels:
+	SRPT_CHECK_FULL=all $(PROJECT)/scripts/check.sh
 
 # The data-path I/O cases with eight times the data (minutes under TCG).
 check-long: module tools
