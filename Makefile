@@ -30,7 +30,7 @@ kmake = $(PROJECT)/scripts/kernel/kmake.sh
 # headers first).
 kabi = $$($(PROJECT)/scripts/kernel/info.sh "$(KVER)" abi)
 
-.PHONY: all module module-check unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-kernels check-long demo bench deps clean
+.PHONY: all module module-check module-fallback unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-kernels check-long demo bench deps clean
 
 all: module
 
@@ -42,12 +42,20 @@ deps:
 module:
 	@abi=$(kabi); echo "building ib_srpt.ko for $$abi"; \
 	$(kmake) $(PROJECT) modules && \
+	if [ -n "$$SRPT_PROBE_ABSENT" ]; then echo "probes forced absent: $$SRPT_PROBE_ABSENT"; exit 0; fi && \
 	mkdir -p $(PROJECT)/build/kernels/$$abi && \
 	cp $(PROJECT)/ib_srpt.ko $(PROJECT)/src/shim/srpt_compat.h $(PROJECT)/build/kernels/$$abi/ && \
 	echo "probes for $$abi:" $$(sed -n 's/^#define SRPT_HAVE_\([A-Z0-9_]*\) 1$$/\1/p' $(PROJECT)/src/shim/srpt_compat.h)
 
 module-check: module
 	$(PROJECT)/scripts/check-module.sh $(PROJECT)/ib_srpt.ko
+
+# The fallbacks of every feature probe, built and checked on a kernel that
+# has the features (Debian's kernels all do today): the module as a kernel
+# without them gets it. Not kept in build/kernels/.
+module-fallback:
+	SRPT_PROBE_ABSENT="$$(sed -n 's/^have \([A-Z0-9_]*\) .*/\1/p' $(PROJECT)/scripts/kbuild/probe.sh)" \
+		$(MAKE) --no-print-directory -C $(PROJECT) module-check
 
 unit:
 	$(PROJECT)/scripts/install-deps.sh unit

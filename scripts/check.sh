@@ -53,6 +53,8 @@ subset=${SRPT_CHECK_CASES:-10 11 20 21 30 35 37 41 42 45 49 05 06}
 
 run_suite unit make -s -C "$here" unit
 run_suite fuzz make -s -C "$here" fuzz-check
+# The probes' fallback code, on the first kernel (its normal build follows).
+run_suite module-fallback make -s -C "$here" module-fallback KVER="${kernels%% *}"
 for k in $kernels; do
 	run_suite "module-$k" make -s -C "$here" module-check KVER="$k"
 done

@@ -86,6 +86,8 @@ static const struct file_operations ibcm_login_fops = {
 
 static int __init ibcm_init(void)
 {
+	int ret;
+
 	BUILD_BUG_ON(sizeof(struct srpt_ibcm_req) != 200);
 	BUILD_BUG_ON(sizeof(struct srpt_ibcm_outcome) != 376);
 	BUILD_BUG_ON(SRPT_IBCM_REQ_PRIV_MAX != IB_CM_REQ_PRIVATE_DATA_SIZE);
@@ -93,16 +95,23 @@ static int __init ibcm_init(void)
 	BUILD_BUG_ON(SRPT_IBCM_OUT_PRIV_MAX < IB_CM_REJ_PRIVATE_DATA_SIZE);
 	BUILD_BUG_ON(SRPT_IBCM_ARI_MAX < IB_CM_REJ_ARI_LENGTH);
 
+	ret = ibcm_devices_init();
+	if (ret)
+		return ret;
 	ibcm_dir = debugfs_create_dir("srpt_test_ibcm", NULL);
-	if (IS_ERR(ibcm_dir))
+	if (IS_ERR(ibcm_dir)) {
+		ibcm_devices_exit();
 		return PTR_ERR(ibcm_dir);
+	}
 	debugfs_create_file("login", 0600, ibcm_dir, NULL, &ibcm_login_fops);
 	return 0;
 }
 
 static void __exit ibcm_exit(void)
 {
+	/* No file is open any more (the module is pinned while one is). */
 	debugfs_remove(ibcm_dir);
+	ibcm_devices_exit();
 }
 
 module_init(ibcm_init);
