@@ -54,8 +54,10 @@ module-check: module
 # has the features (Debian's kernels all do today): the module as a kernel
 # without them gets it. Not kept in build/kernels/.
 module-fallback:
-	SRPT_PROBE_ABSENT="$$(sed -n 's/^have \([A-Z0-9_]*\) .*/\1/p' $(PROJECT)/scripts/kbuild/probe.sh)" \
+	SRPT_PROBE_ABSENT="$$(sed -n 's/^have \([A-Z0-9_]*\) .*/\1/p' $(PROJECT)/scripts/kbuild/probe.sh | tr '\n' ' ')" \
 		$(MAKE) --no-print-directory -C $(PROJECT) module-check
+	@! grep '^#define SRPT_HAVE_' $(PROJECT)/src/shim/srpt_compat.h || \
+		{ echo "module-fallback: a probe was not forced absent"; echo "0 passed, 1 failed"; exit 1; }
 
 unit:
 	$(PROJECT)/scripts/install-deps.sh unit

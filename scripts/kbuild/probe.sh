@@ -27,7 +27,8 @@ have() {
 	name=$1
 	shift
 	cat >"$tmp/$name.c"
-	case " ${SRPT_PROBE_ABSENT:-} " in
+	# shellcheck disable=SC2086  # any blanks separate the names
+	case " $(echo ${SRPT_PROBE_ABSENT:-}) " in
 	*" $name "*)
 		echo "/* #undef SRPT_HAVE_$name (SRPT_PROBE_ABSENT) */"
 		return ;;
