@@ -7,9 +7,8 @@
 # SRPT_DEBUG_KERNEL=1).  Prints each step's time; each suite ends in
 # "N passed, N failed", and the last line is the grand total.
 #
-# Environment: SRPT_DEBUG_CASES="01 10 ..." runs only these cases (run.sh
-# filters, one guest) instead of the sharded full suite; SRPT_VM_SHARDS as
-# for make vm-check.  Timeouts: the guest and per-case limits of the suite
+# Environment: SRPT_DEBUG_CASES="01 10 ..." runs only the cases with these
+# numbers; SRPT_VM_SHARDS as for make vm-check.  Timeouts: the guest and per-case limits of the suite
 # scaled for a kernel with KASAN and lockdep under TCG (a limit, not a check:
 # cases keep their own bounds).
 set -u
@@ -69,18 +68,16 @@ export SRPT_DEBUG_KERNEL=1
 SRPT_ROOT=$here
 # shellcheck source=../vm/common.sh
 . "$here/scripts/vm/common.sh"
-step tools-debug vm_make_tools || abort "building the test tools for the debug kernel failed"
+# (common.sh exported KVER and KDIR: srpt_test_ibcm.ko goes to
+# build/tools/<kver>/, built against the debug tree.)
+step tools-debug make -s --no-print-directory -C "$here" tools ||
+	abort "building the test tools for the debug kernel failed"
 step prepare "$here/scripts/vm/prepare.sh" || abort "preparing the guest for the debug kernel failed"
 
 run_suite debug-selftest "$here/tests/vm/selftest.sh" --debug
-if [ -n "${SRPT_DEBUG_CASES:-}" ]; then
-	# shellcheck disable=SC2086  # the case list splits on purpose
-	run_suite debug-guest "$here/tests/vm/run.sh" --timeout 14400 --case-timeout 1440 \
-		$SRPT_DEBUG_CASES
-else
-	run_suite debug-guest "$here/tests/vm/suite.sh" \
-		--timeout 14400 --case-timeout 1440
-fi
+# SRPT_DEBUG_CASES: tests/vm/suite.sh's SRPT_VM_CASES (case numbers).
+SRPT_VM_CASES=${SRPT_DEBUG_CASES:-} run_suite debug-guest "$here/tests/vm/suite.sh" \
+	--timeout 14400 --case-timeout 1440
 
 echo
 echo "=== summary (make check-debug, $(($(date +%s) - t_all)) s)"

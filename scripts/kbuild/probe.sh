@@ -3,6 +3,8 @@
 # "#define SRPT_HAVE_<NAME> 1" (or a commented "#undef") per probe.
 #
 # usage: probe.sh CC [FLAG...]
+#   SRPT_PROBE_ABSENT="NAME ...": report these as absent whatever the kernel
+#   has, so that the fallback code compiles on a kernel that has the feature
 #   CC and FLAGS: the C compiler and the flags kernel C is compiled with
 #   (Kbuild passes its own); each probe is a small translation unit that
 #   compiles only where the kernel has what it names.
@@ -25,6 +27,12 @@ have() {
 	name=$1
 	shift
 	cat >"$tmp/$name.c"
+	# shellcheck disable=SC2086  # any blanks separate the names
+	case " $(echo ${SRPT_PROBE_ABSENT:-}) " in
+	*" $name "*)
+		echo "/* #undef SRPT_HAVE_$name (SRPT_PROBE_ABSENT) */"
+		return ;;
+	esac
 	if "$@" -Werror -c -o "$tmp/$name.o" "$tmp/$name.c" >"$tmp/$name.log" 2>&1; then
 		echo "#define SRPT_HAVE_$name 1"
 	else

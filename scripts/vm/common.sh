@@ -19,12 +19,9 @@ VM_DIR="$SRPT_ROOT/build/vm"
 # $KVER, else the default kernel (scripts/default-kver.sh), never the newest
 # headers installed and never `uname -r`: the host's running kernel is not
 # Debian's.
+# KVER may be a name of scripts/kernel/kernels (6.12) or an ABI.
 vm_kver() {
-	if [ -n "${KVER:-}" ]; then
-		echo "$KVER"
-		return
-	fi
-	"$SRPT_ROOT/scripts/default-kver.sh"
+	"$SRPT_ROOT/scripts/kernel/info.sh" "${KVER:-}" abi
 }
 
 # SRPT_DEBUG_KERNEL=1: the project's debug kernel (scripts/debug-kernel/,
@@ -41,12 +38,17 @@ case "${SRPT_DEBUG_KERNEL:-0}" in
 esac
 
 KVER=$(vm_kver) || exit 1
+export KVER
 if [ -n "$VM_DEBUG" ]; then
 	# (Physical paths: the guest's init bind-mounts the module tree before
 	# it switches root, where a symlink to a host path would not resolve.)
 	VM_KTREE=$(cd "$VM_DEBUG/tree" && pwd -P) || exit 1  # modules_install'ed, depmod done
 	VM_HEADERS="$VM_DEBUG/build"            # the object tree: KDIR
 	VM_KSTAMP="$VM_DEBUG/.complete"
+	# Every Kbuild run (scripts/kernel/kmake.sh: make tools, the self-test
+	# module) builds against it.
+	KDIR=$VM_HEADERS
+	export KDIR
 else
 	VM_KTREE="$VM_DIR/kernel/$KVER"         # unpacked linux-image
 	VM_HEADERS="/usr/src/linux-headers-$KVER"
@@ -55,23 +57,6 @@ fi
 VM_VMLINUZ="$VM_KTREE/boot/vmlinuz-$KVER"
 VM_MODDIR="$VM_KTREE/lib/modules/$KVER"         # bind-mounted at /lib/modules/$KVER in the guest
 VM_INITRD="$VM_DIR/initramfs-$KVER.cpio.gz"
-
-# Build outputs for the debug kernel go under build/debug-kernel, never over
-# the default kernel's (the top directory's ib_srpt.ko, build/tools/*.ko).
-if [ -n "$VM_DEBUG" ]; then
-	VM_MODULE="$SRPT_ROOT/build/debug-kernel/module/ib_srpt.ko"
-	VM_TOOLS_KO="$SRPT_ROOT/build/debug-kernel/tools"
-else
-	VM_MODULE="$SRPT_ROOT/ib_srpt.ko"
-	VM_TOOLS_KO="$SRPT_ROOT/build/tools"
-fi
-VM_IBCM_KO="$VM_TOOLS_KO/srpt_test_ibcm.ko"
-# vm_make_tools: the cases' tools (make tools), the kernel module among them
-# built for the guest's kernel.
-vm_make_tools() {
-	make -s --no-print-directory -C "$SRPT_ROOT" tools \
-		KDIR="$VM_HEADERS" TOOLS_KO_DIR="$VM_TOOLS_KO" >/dev/null
-}
 
 vm_log() { echo "vm: $*" >&2; }
 vm_die() { echo "vm: error: $*" >&2; exit 1; }

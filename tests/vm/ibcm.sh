@@ -9,7 +9,7 @@
 
 declare -F ti_field >/dev/null || . "$SRPT_ROOT/tests/vm/hostile.sh"
 
-IBCM_KO=${SRPT_IBCM_KO:-$SRPT_ROOT/build/tools/srpt_test_ibcm.ko}
+IBCM_KO=$SRPT_ROOT/build/tools/$(uname -r)/srpt_test_ibcm.ko
 IBCM_TOOL=$SRPT_ROOT/build/tools/srp_initiator
 IBCM_FILE=/sys/kernel/debug/srpt_test_ibcm/login
 

@@ -182,9 +182,11 @@ mem_check_back() {
 }
 
 # ---------------------------------------------------------------- network, rxe
-# Load what Soft-RoCE needs.  crc32_generic: `rdma link add` fails without a
-# crc32 crypto module and a minimal guest does not always autoload it.
-rxe_modules() { modprobe -a crc32_generic rdma_rxe veth; }
+# Load what Soft-RoCE needs.  crypto-crc32: `rdma link add` fails without a
+# crc32 crypto module on 6.1 and a minimal guest does not always autoload it.
+# Asked for by its crypto alias, which every kernel's module provides
+# (crc32_generic up to 6.12, crc32-cryptoapi on 7.3, whose rxe needs none).
+rxe_modules() { modprobe -a crypto-crc32 rdma_rxe veth; }
 veth_setup() {
 	ip link show "$VETH0" >/dev/null 2>&1 && return 0
 	ip link add "$VETH0" type veth peer name "$VETH1" &&

@@ -6,10 +6,12 @@
 #   CASE              run only these cases: a number (03), a name (03-tport)
 #                     or a substring of the file name; default: all of
 #                     tests/vm/cases/[0-9]*.sh in order
-#   --module PATH     module under test (default: <checkout>/ib_srpt.ko, on
-#                     the debug kernel build/debug-kernel/module/ib_srpt.ko;
-#                     env SRPT_MODULE); "intree" = the kernel's own ib_srpt.ko
-#                     from the guest's module tree, to check the machinery
+#   --module PATH     module under test (default: the module built for the
+#                     guest's kernel, build/kernels/<abi>/ib_srpt.ko, else
+#                     <checkout>/ib_srpt.ko; env SRPT_MODULE; on the debug
+#                     kernel make module-debug puts it in build/kernels/);
+#                     "intree" = the kernel's own ib_srpt.ko from the
+#                     guest's module tree, to check the machinery
 #   --selftest[=MODES] instead of the cases, run the runner's self-test
 #                     (tests/vm/selftest/cases/NN-MODE.sh: none, warn, oops,
 #                     crash, hang, srpt-leak (needs the module), and for the
@@ -23,7 +25,8 @@
 #   --case-timeout SEC  per case, inside the guest (default 240)
 #   --out DIR         output directory (default build/vm/runs/suite or
 #                     build/vm/runs/selftest); emptied first
-# Environment: KVER=<abi>-amd64 (default: scripts/default-kver.sh),
+# Environment: KVER=<name|abi> (scripts/kernel/kernels: 6.1, 6.12, 7.3;
+#   default: Debian 12's default ABI, scripts/default-kver.sh),
 #   SRPT_DEBUG_KERNEL=1 (boot the debug kernel of scripts/debug-kernel/,
 #   built before: make check-debug),
 #   SRPT_VM_STRICT=1 (apply our module's contract checks even to the in-tree
@@ -54,7 +57,11 @@ set -uo pipefail
 SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$SRPT_ROOT/scripts/vm/common.sh"
 
-module=${SRPT_MODULE:-$VM_MODULE}
+module=${SRPT_MODULE:-}
+if [ -z "$module" ]; then
+	module=$SRPT_ROOT/build/kernels/$KVER/ib_srpt.ko
+	[ -f "$module" ] || module=$SRPT_ROOT/ib_srpt.ko
+fi
 selftest=${SRPT_VM_SELFTEST:-}
 timeout=${SRPT_VM_TIMEOUT:-900}
 case_timeout=${SRPT_VM_CASE_TIMEOUT:-240}
@@ -80,10 +87,14 @@ if [ -z "${SRPT_VM_SKIP_PREPARE:-}" ]; then
 	"$SRPT_ROOT/scripts/install-deps.sh" vm || exit 1
 	"$SRPT_ROOT/scripts/vm/prepare.sh" || exit 1
 	# The userspace test tools the cases run in the guest (tests/tools).
-	vm_make_tools || exit 1
+	make -s --no-print-directory -C "$SRPT_ROOT" tools >/dev/null || exit 1
 fi
 
-[ "$module" != intree ] || module=$VM_MODDIR/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko
+if [ "$module" = intree ]; then
+	# A plain .ko on 6.1, .ko.xz from 6.12 on (the copy below unpacks it).
+	module=$(ls "$VM_MODDIR"/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko* 2>/dev/null | head -n 1)
+	module=${module:-$VM_MODDIR/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko}
+fi
 case "$module" in /*) ;; *) module=$PWD/$module ;; esac
 
 # ---- the case list
@@ -106,7 +117,7 @@ if [ -n "$selftest" ]; then
 		rm -rf "$st_build"
 		mkdir -p "$st_build"
 		cp "$SRPT_ROOT"/tests/vm/selftest/Kbuild "$SRPT_ROOT"/tests/vm/selftest/*.c "$st_build/"
-		if ! make -C "$VM_HEADERS" M="$st_build" modules >"$st_build/build.log" 2>&1; then
+		if ! "$SRPT_ROOT/scripts/kernel/kmake.sh" "$st_build" modules >"$st_build/build.log" 2>&1; then
 			cat "$st_build/build.log" >&2
 			echo "run.sh: building the self-test module failed" >&2
 			exit 1
@@ -147,7 +158,10 @@ rm -rf "${out:?}"/*
 # (The self-test's srpt-leak case needs it too, when it was built.)
 module_orig=$module
 if [ -z "$selftest" ] || [ -f "$module" ]; then
-	cp "$module" "$out/ib_srpt.ko"
+	case "$module" in
+	*.xz) xz -dc "$module" >"$out/ib_srpt.ko" ;;
+	*) cp "$module" "$out/ib_srpt.ko" ;;
+	esac
 	module=$out/ib_srpt.ko
 fi
 
@@ -158,7 +172,6 @@ fi
 	printf 'export SRPT_VM_CASES=%q SRPT_VM_CASE_TIMEOUT=%q\n' "${cases[*]}" "$case_timeout"
 	printf 'export SRPT_VM_STRICT=%q\n' "${SRPT_VM_STRICT:-0}"
 	printf 'export SRPT_IO_LONG=%q\n' "${SRPT_IO_LONG:-0}"
-	printf 'export SRPT_IBCM_KO=%q\n' "$VM_IBCM_KO"
 	# Case parameters (SRPT_CASE_*) pass through, for a make target that
 	# runs a case with other settings (make fuzz-guest).
 	for v in $(compgen -e | grep '^SRPT_CASE_'); do printf 'export %s=%q\n' "$v" "${!v}"; done
