@@ -2,36 +2,90 @@
 # srpt-cxx: top-level targets. See README.md.
 #
 #   make           build ib_srpt.ko against Debian 12's kernel headers
+#   make KVER=6.12 build (and, with the targets below, test) for another kernel
+#                  of scripts/kernel/kernels: 6.1 (default), 6.12, 7.3, or an ABI
 #   make check     host unit tests, module build and checks, guest tests
+#                  (every kernel: scripts/check.sh says which cases where)
+#   make check-kernels  every guest case on every kernel
 #   make check-long  the data-path I/O guest cases with eight times the data
 #   make demo      boot a guest with the module and show what it serves
 #   make fuzz      host libFuzzer targets, FUZZ_SECONDS (default 300) each
 #   make fuzz-guest  the guest login fuzz campaign (cases 28 and 29, long)
+#   make check-debug  every guest case on the project's debug kernel (KASAN,
+#                  lockdep, kmemleak...; built once per machine, ~1 h)
 #
-# The kernel build directory comes from the installed Debian headers
-# (linux-headers-*-amd64), never from `uname -r`: the build machine does not
-# run Debian's kernel. Override with KDIR=/path/to/build/dir.
+# The kernel is always chosen explicitly: KVER, else Debian 12's default ABI
+# (scripts/default-kver.sh), never the newest headers installed and never
+# `uname -r` (the build machine does not run Debian's kernel). KVER may name a
+# kernel of scripts/kernel/kernels (6.1, 6.12, 7.3) or give its ABI; every
+# script below gets the ABI. scripts/kernel/kmake.sh runs Kbuild for it, on
+# the host or in the cached trixie chroot (7.3), with the g++ matching the
+# kernel's gcc. KDIR=/path/to/build/dir still overrides the headers (host).
 
 PROJECT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
-CXX := g++-12
-# Resolved when a recipe runs, after deps may have installed the headers.
-export KDIR
-kdir = $$($(PROJECT)/scripts/kdir.sh)
+ifneq ($(KVER),)
+override KVER := $(shell $(PROJECT)/scripts/kernel/info.sh '$(KVER)' abi)
+endif
+export KVER KDIR
+kmake = $(PROJECT)/scripts/kernel/kmake.sh
+# The ABI, resolved when a recipe runs (a fresh machine installs the default
+# headers first).
+kabi = $$($(PROJECT)/scripts/kernel/info.sh "$(KVER)" abi)
 
-.PHONY: all module module-check unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-long demo bench deps clean
+.PHONY: all module module-check module-fallback debug-kernel module-debug check-debug unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-kernels check-long demo bench deps clean
 
 all: module
 
 deps:
 	$(PROJECT)/scripts/install-deps.sh build
 
-module: deps
-	@kdir=$(kdir); test -n "$$kdir" || { echo "no Debian kernel headers found (set KDIR=)"; exit 1; }; \
-	echo "building against $$kdir"; \
-	$(MAKE) -C "$$kdir" M=$(PROJECT) CXX=$(CXX) modules
+# ./ib_srpt.ko is the last build; build/kernels/<abi>/ keeps each kernel's
+# module and the outcome of its feature probes (srpt_compat.h).
+module:
+	@abi=$(kabi); echo "building ib_srpt.ko for $$abi"; \
+	$(kmake) $(PROJECT) modules && \
+	if [ -n "$$SRPT_PROBE_ABSENT" ]; then echo "probes forced absent: $$SRPT_PROBE_ABSENT"; exit 0; fi && \
+	mkdir -p $(PROJECT)/build/kernels/$$abi && \
+	cp $(PROJECT)/ib_srpt.ko $(PROJECT)/src/shim/srpt_compat.h $(PROJECT)/build/kernels/$$abi/ && \
+	echo "probes for $$abi:" $$(sed -n 's/^#define SRPT_HAVE_\([A-Z0-9_]*\) 1$$/\1/p' $(PROJECT)/src/shim/srpt_compat.h)
 
 module-check: module
 	$(PROJECT)/scripts/check-module.sh $(PROJECT)/ib_srpt.ko
+
+# The debug kernel (scripts/debug-kernel/): built once per machine, cached.
+debug-kernel:
+	$(PROJECT)/scripts/debug-kernel/build.sh >/dev/null
+
+# ib_srpt.ko for the debug kernel, kept in build/kernels/<its kver>/ (where
+# tests/vm/run.sh looks first): Kbuild writes next to the sources, so it
+# builds from a copy of them in build/debug-kernel/module (rsync keeps their
+# times, so a rebuild compiles only what changed), and the top directory's
+# ib_srpt.ko stays the last host build's.
+debug_module_dir := $(PROJECT)/build/debug-kernel/module
+module-debug: deps debug-kernel
+	@dir=$$($(PROJECT)/scripts/debug-kernel/build.sh --cached) && abi=$$(cat $$dir/kver) && \
+	echo "building ib_srpt.ko for $$abi (debug kernel, $$dir/build)" && \
+	mkdir -p $(debug_module_dir) $(PROJECT)/build/kernels/$$abi && \
+	rsync -a --delete --exclude=/build/ --exclude=/.git --exclude=/tests/ \
+		--exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude=Module.symvers --exclude=modules.order \
+		--exclude=srpt_compat.h \
+		$(PROJECT)/ $(debug_module_dir)/ && \
+	KVER=$$abi KDIR=$$dir/build $(kmake) $(debug_module_dir) modules && \
+	cp $(debug_module_dir)/ib_srpt.ko $(PROJECT)/build/kernels/$$abi/
+
+# Every guest case on the debug kernel, after the detectors' self-test.
+check-debug:
+	$(PROJECT)/scripts/debug-kernel/check.sh
+
+# The fallbacks of every feature probe, built and checked on a kernel that
+# has the features (Debian's kernels all do today): the module as a kernel
+# without them gets it. Not kept in build/kernels/.
+module-fallback:
+	SRPT_PROBE_ABSENT="$$(sed -n 's/^have \([A-Z0-9_]*\) .*/\1/p' $(PROJECT)/scripts/kbuild/probe.sh | tr '\n' ' ')" \
+		$(MAKE) --no-print-directory -C $(PROJECT) module-check
+	@! grep '^#define SRPT_HAVE_' $(PROJECT)/src/shim/srpt_compat.h || \
+		{ echo "module-fallback: a probe was not forced absent"; echo "0 passed, 1 failed"; exit 1; }
 
 unit:
 	$(PROJECT)/scripts/install-deps.sh unit
@@ -61,13 +115,14 @@ tools:
 		$(PROJECT)/tests/tools/srp_initiator.c $(initiator_objs) -lrdmacm -libverbs
 	gcc -O2 -Wall -Wextra -Werror -pthread -o $(PROJECT)/build/tools/login_fuzz \
 		$(PROJECT)/tests/tools/login_fuzz.c $(initiator_objs) -lrdmacm -libverbs
-	@# srpt_test_ibcm.ko, the IB/CM initiator (tests/tools/ibcm): Kbuild writes
-	@# next to its sources, so it builds from a copy under build/tools/ibcm.
-	@kdir=$(kdir); test -n "$$kdir" || { echo "no Debian kernel headers found (set KDIR=)"; exit 1; }; \
-	mkdir -p $(PROJECT)/build/tools/ibcm && \
-	cp $(PROJECT)/tests/tools/ibcm/Kbuild $(PROJECT)/tests/tools/ibcm/*.[ch] $(PROJECT)/build/tools/ibcm/ && \
-	$(MAKE) -C "$$kdir" M=$(PROJECT)/build/tools/ibcm modules && \
-	cp $(PROJECT)/build/tools/ibcm/srpt_test_ibcm.ko $(PROJECT)/build/tools/
+	@# srpt_test_ibcm.ko, the IB/CM initiator (tests/tools/ibcm), one per
+	@# kernel in build/tools/<abi>/ (the guest looks under its uname -r):
+	@# Kbuild writes next to its sources, so it builds from a copy.
+	@abi=$(kabi); b=$(PROJECT)/build/tools/ibcm-$$abi; \
+	mkdir -p $$b $(PROJECT)/build/tools/$$abi && \
+	cp $(PROJECT)/tests/tools/ibcm/Kbuild $(PROJECT)/tests/tools/ibcm/*.[ch] $$b/ && \
+	$(kmake) $$b modules && \
+	cp $$b/srpt_test_ibcm.ko $(PROJECT)/build/tools/$$abi/
 
 # The guest login fuzz campaign: cases 28 (RDMA/CM) and 29 (IB/CM) in one
 # guest with FUZZ_GUEST_RDMA / FUZZ_GUEST_IB logins (default 10000 / 2000),
@@ -88,12 +143,16 @@ vm-check: module tools
 	$(PROJECT)/scripts/install-deps.sh vm
 	$(PROJECT)/tests/vm/suite.sh
 
-vm-selftest:
+vm-selftest: module
 	$(PROJECT)/scripts/install-deps.sh vm
 	$(PROJECT)/tests/vm/selftest.sh
 
 check:
 	$(PROJECT)/scripts/check.sh
+
+# Every guest case on every kernel of scripts/kernel/kernels (long).
+check-kernels:
+	SRPT_CHECK_FULL=all $(PROJECT)/scripts/check.sh
 
 # The data-path I/O cases with eight times the data (minutes under TCG).
 check-long: module tools
@@ -109,6 +168,6 @@ bench: module tools
 	$(PROJECT)/tests/bench/run.sh
 
 clean:
-	-kdir=$(kdir); test -n "$$kdir" && $(MAKE) -C "$$kdir" M=$(PROJECT) clean
+	-$(kmake) $(PROJECT) clean
 	-$(MAKE) -C $(PROJECT)/tests/unit clean
 	rm -rf $(PROJECT)/build

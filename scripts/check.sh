@@ -3,7 +3,15 @@
 # needs. Each suite prints its own results ending in "N passed, N failed";
 # this script adds them up and prints the grand total as its last line.
 # A suite that fails without printing its summary counts as one failure.
+#
+# Kernels (scripts/kernel/kernels): the host suites run once; the module is
+# built and checked for every kernel; the guest suite runs in full on
+# SRPT_CHECK_FULL (default 6.12, the LTS new servers run) and on the others
+# the cases of SRPT_CHECK_CASES (login, I/O, hostile, fault walk, hot-unplug
+# and SRQ). SRPT_CHECK_FULL=all (`make check-kernels`) runs every case on
+# every kernel; SRPT_CHECK_KERNELS="6.1 7.3" limits the kernels.
 set -u
+start=$(date +%s)
 here=$(cd "$(dirname "$0")/.." && pwd)
 logdir=$here/build/check
 mkdir -p "$logdir"
@@ -34,20 +42,39 @@ run_suite() {
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
 	total_skip=$((total_skip + s))
-	summary+=("$(printf '%-14s %4d passed, %d failed, %d skipped' "$name" "$p" "$f" "$s")")
+	summary+=("$(printf '%-18s %4d passed, %d failed, %d skipped' "$name" "$p" "$f" "$s")")
 }
 
 "$here/scripts/install-deps.sh" build unit fuzz vm || { echo "installing dependencies failed"; echo "0 passed, 1 failed"; exit 1; }
 
+kernels=${SRPT_CHECK_KERNELS:-$("$here/scripts/kernel/info.sh" --names | tr '\n' ' ')}
+full=${SRPT_CHECK_FULL:-6.12}
+subset=${SRPT_CHECK_CASES:-10 11 20 21 30 35 37 41 42 45 49 05 06}
+
 run_suite unit make -s -C "$here" unit
 run_suite fuzz make -s -C "$here" fuzz-check
-run_suite module make -s -C "$here" module-check
-run_suite guest make -s -C "$here" vm-check
+# The probes' fallback code, on the first kernel (its normal build follows).
+run_suite module-fallback make -s -C "$here" module-fallback KVER="${kernels%% *}"
+for k in $kernels; do
+	run_suite "module-$k" make -s -C "$here" module-check KVER="$k"
+done
+for k in $kernels; do
+	if [ "$full" = all ] || [ "$full" = "$k" ]; then
+		echo "=== kernel $k: every guest case"
+		run_suite "guest-$k" env SRPT_VM_RUNS="check-$k" make -s -C "$here" vm-check KVER="$k"
+	else
+		echo "=== kernel $k: guest cases $subset"
+		run_suite "guest-$k" env SRPT_VM_RUNS="check-$k" SRPT_VM_CASES="$subset" \
+			make -s -C "$here" vm-check KVER="$k"
+	fi
+done
 run_suite guest-selftest "$here/tests/vm/selftest.sh"
 
 echo
 echo "=== summary"
 printf '%s\n' "${summary[@]}"
+el=$(( $(date +%s) - start ))
+printf 'time: %dm%02ds\n' $((el / 60)) $((el % 60))
 if [ "$total_skip" -gt 0 ]; then
 	echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 else

@@ -14,15 +14,21 @@
 # installed by the project itself.  The script is idempotent and silent when
 # nothing is missing, so every make target can call it unconditionally.
 #
-# Environment: KVER=<abi>-amd64 selects the kernel headers for "build"
-# (default: the linux-headers-amd64 meta package, i.e. Debian's current ABI).
+# Environment: KVER=<name|abi> selects the kernel headers for "build"
+# (scripts/kernel/kernels; default: the linux-headers-amd64 meta package,
+# i.e. Debian's current ABI). A kernel built in the trixie chroot needs only
+# debootstrap here.
 set -eu
 
 # Packages per group.  Package names, not commands: dpkg-query is exact and
 # fast, and some tools (e.g. the rdma command) live in a package of another name.
 pkgs_build() {
-	if [ -n "${KVER:-}" ]; then
-		echo "linux-headers-${KVER}"
+	if [ -n "${KVER:-}" ] &&
+		[ "$("$(dirname "$0")/kernel/info.sh" "$KVER" build)" = chroot ]; then
+		# Headers and compiler live in the trixie chroot (kernel/chroot.sh).
+		echo debootstrap
+	elif [ -n "${KVER:-}" ]; then
+		echo "linux-headers-$("$(dirname "$0")/kernel/info.sh" "$KVER" abi)"
 	else
 		echo linux-headers-amd64
 	fi

@@ -16,7 +16,11 @@
 # A second run with the same key prints the cache dir and returns at once.
 #
 # usage: scripts/debug-kernel/build.sh      prints the cache dir on stdout
+#        scripts/debug-kernel/build.sh --cached   the same, but never builds:
+#                                         fails when no finished build exists
 set -euo pipefail
+cached_only=0
+[ "${1:-}" != --cached ] || cached_only=1
 here=$(cd "$(dirname "$0")" && pwd -P)
 cache_root=${SRPT_DEBUG_KERNEL_CACHE:-/var/cache/srpt-cxx/debug-kernel}
 srcpkg=linux-source-6.12
@@ -25,6 +29,7 @@ log() { echo "debug-kernel: $*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 need=()
+[ $cached_only = 1 ] ||
 for p in $srcpkg gcc-12 make bc bison flex libssl-dev libelf-dev cpio xz-utils kmod rsync; do
 	[ "$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)" = installed ] || need+=("$p")
 done
@@ -41,10 +46,11 @@ srcver=$(dpkg-query -W -f='${Version}' $srcpkg)
 key=$( { echo "$srcpkg $srcver recipe $recipe"; cat "$here/debug.config"; } | sha256sum | cut -c1-16)
 dir=$cache_root/$key
 if [ -f "$dir/.complete" ]; then
-	log "cached: $dir ($(cat "$dir/kver"), built in $(cat "$dir/build-seconds") s)"
+	[ $cached_only = 1 ] || log "cached: $dir ($(cat "$dir/kver"), built in $(cat "$dir/build-seconds") s)"
 	echo "$dir"
 	exit 0
 fi
+[ $cached_only = 0 ] || die "no finished build in $dir: run $0 (about an hour on 2 cores)"
 
 mkdir -p "$cache_root"
 exec 9>"$cache_root/.lock"

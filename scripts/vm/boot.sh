@@ -53,6 +53,11 @@ slub=
 [ -z "${SRPT_VM_SLUB_DEBUG-$slub_default}" ] ||
 	slub="slub_debug=${SRPT_VM_SLUB_DEBUG-$slub_default}"
 
+# The debug kernel: KASAN reports every bug, not only the first of the boot
+# (one case's report would hide the next case's).
+dbg=
+[ -z "$VM_DEBUG" ] || dbg=kasan_multi_shot
+
 qemu=(qemu-system-x86_64
 	-accel tcg -cpu max -smp "$smp" -m "$mem"
 	-nodefaults -display none -monitor none -no-reboot
@@ -63,7 +68,7 @@ qemu=(qemu-system-x86_64
 	# log_buf_len: the per-case kernel log scan reads dmesg, which must not wrap.
 	# no_timer_check: under TCG on a loaded host the IO-APIC timer check can
 	# miss its window and panic the boot ("IO-APIC + timer doesn't work!").
-	-append "console=ttyS0 panic=-1 log_buf_len=16M no_timer_check $slub srptvm.out=$out srptvm.modules=$VM_MODDIR"
+	-append "console=ttyS0 panic=-1 log_buf_len=16M no_timer_check $slub $dbg srptvm.out=$out srptvm.modules=$VM_MODDIR"
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$out,mount_tag=srptout,security_model=none,multidevs=remap")
 

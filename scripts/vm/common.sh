@@ -19,20 +19,44 @@ VM_DIR="$SRPT_ROOT/build/vm"
 # $KVER, else the default kernel (scripts/default-kver.sh), never the newest
 # headers installed and never `uname -r`: the host's running kernel is not
 # Debian's.
+# KVER may be a name of scripts/kernel/kernels (6.12) or an ABI.
 vm_kver() {
-	if [ -n "${KVER:-}" ]; then
-		echo "$KVER"
-		return
-	fi
-	"$SRPT_ROOT/scripts/default-kver.sh"
+	"$SRPT_ROOT/scripts/kernel/info.sh" "${KVER:-}" abi
 }
 
+# SRPT_DEBUG_KERNEL=1: the project's debug kernel (scripts/debug-kernel/,
+# KASAN, lockdep, kmemleak...) instead of a Debian package.  It must have
+# been built (make check-debug builds it); nothing is downloaded.  Its
+# module tree is the cache's tree/, its KDIR the cache's build/.
+VM_DEBUG=
+case "${SRPT_DEBUG_KERNEL:-0}" in
+0 | '') ;;
+*)
+	VM_DEBUG=$("$SRPT_ROOT/scripts/debug-kernel/build.sh" --cached) || exit 1
+	KVER=$(cat "$VM_DEBUG/kver") || exit 1
+	;;
+esac
+
 KVER=$(vm_kver) || exit 1
-VM_KTREE="$VM_DIR/kernel/$KVER"                 # unpacked linux-image
+export KVER
+if [ -n "$VM_DEBUG" ]; then
+	# (Physical paths: the guest's init bind-mounts the module tree before
+	# it switches root, where a symlink to a host path would not resolve.)
+	VM_KTREE=$(cd "$VM_DEBUG/tree" && pwd -P) || exit 1  # modules_install'ed, depmod done
+	VM_HEADERS="$VM_DEBUG/build"            # the object tree: KDIR
+	VM_KSTAMP="$VM_DEBUG/.complete"
+	# Every Kbuild run (scripts/kernel/kmake.sh: make tools, the self-test
+	# module) builds against it.
+	KDIR=$VM_HEADERS
+	export KDIR
+else
+	VM_KTREE="$VM_DIR/kernel/$KVER"         # unpacked linux-image
+	VM_HEADERS="/usr/src/linux-headers-$KVER"
+	VM_KSTAMP="$VM_KTREE/.srpt-vm-complete"
+fi
 VM_VMLINUZ="$VM_KTREE/boot/vmlinuz-$KVER"
 VM_MODDIR="$VM_KTREE/lib/modules/$KVER"         # bind-mounted at /lib/modules/$KVER in the guest
 VM_INITRD="$VM_DIR/initramfs-$KVER.cpio.gz"
-VM_HEADERS="/usr/src/linux-headers-$KVER"
 
 vm_log() { echo "vm: $*" >&2; }
 vm_die() { echo "vm: error: $*" >&2; exit 1; }

@@ -21,6 +21,10 @@ void operator delete[](void* p, srpt::usize) noexcept { srpt_kfree(p); }
 
 extern "C" {
 
+// The Itanium C++ ABI's declaration (<cxxabi.h> in a hosted build); the
+// compiler calls it by name, no header of ours does.
+void __cxa_pure_virtual();
+
 // Called through a vtable slot of an abstract class: only possible when an
 // object is used during its construction or destruction, or is corrupted.
 void __cxa_pure_virtual() { srpt_trap_pure_virtual(); }

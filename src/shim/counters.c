@@ -6,8 +6,13 @@
  * shim's counts, then the core's (srpt_core_show_objects()). With no channel
  * left, every count of a live object is back to what it was before the
  * logins, and the cm_ids channels destroyed equal the logins answered 0.
+ *
+ * At module exit the live counts are all back to zero and every cm_id a
+ * channel owned was destroyed by it (srpt_counters_exit_check()), so that
+ * every rmmod is a leak check, on every kernel.
  */
 #include <linux/atomic.h>
+#include <linux/bug.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 
@@ -33,6 +38,24 @@ static const char *const srpt_count_names[SRPT_CNT_COUNT] = {
 void srpt_count_add(enum srpt_counter c, long delta)
 {
 	atomic_long_add(delta, &srpt_counts[c]);
+}
+
+void srpt_counters_exit_check(void)
+{
+	long c[SRPT_CNT_COUNT];
+	int i;
+
+	for (i = 0; i < SRPT_CNT_COUNT; i++)
+		c[i] = atomic_long_read(&srpt_counts[i]);
+	WARN(c[SRPT_CNT_ALLOCS] || c[SRPT_CNT_ALLOC_BYTES] ||
+	     c[SRPT_CNT_CQS] || c[SRPT_CNT_QPS] || c[SRPT_CNT_SESSIONS] ||
+	     c[SRPT_CNT_SRQS] || c[SRPT_CNT_OWNERSHIP_BROKEN] ||
+	     c[SRPT_CNT_LOGIN_ZERO] != c[SRPT_CNT_CM_DESTROYED],
+	     KBUILD_MODNAME ": objects left at module exit: allocs %ld (%ld bytes) cqs %ld qps %ld sessions %ld srqs %ld ownership_broken %ld; logins answered 0 %ld, cm_ids destroyed by channels %ld\n",
+	     c[SRPT_CNT_ALLOCS], c[SRPT_CNT_ALLOC_BYTES], c[SRPT_CNT_CQS],
+	     c[SRPT_CNT_QPS], c[SRPT_CNT_SESSIONS], c[SRPT_CNT_SRQS],
+	     c[SRPT_CNT_OWNERSHIP_BROKEN], c[SRPT_CNT_LOGIN_ZERO],
+	     c[SRPT_CNT_CM_DESTROYED]);
 }
 
 static int srpt_objects_show(struct seq_file *m, void *unused)

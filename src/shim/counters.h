@@ -29,6 +29,12 @@ void srpt_count_add(enum srpt_counter c, long delta);
 static inline void srpt_count_inc(enum srpt_counter c) { srpt_count_add(c, 1); }
 static inline void srpt_count_dec(enum srpt_counter c) { srpt_count_add(c, -1); }
 
+/*
+ * WARNs with every count when a live count is not zero or a cm_id a channel
+ * owned was not destroyed by it. Module exit, after everything is torn down.
+ */
+void srpt_counters_exit_check(void);
+
 /* Creates ib_srpt/objects in `dir`. */
 void srpt_counters_debugfs_create(struct dentry *dir);
 

@@ -25,6 +25,7 @@
 #include "fault.h"
 #include "objects.h"
 #include "shim.h"
+#include "srpt_compat.h"
 
 struct srpt_shim_tport {
 	struct se_wwn wwn;
@@ -333,6 +334,17 @@ static const struct target_core_fabric_ops srpt_template = {
 	.fabric_init_nodeacl		= srpt_init_nodeacl,
 	.tfc_discovery_attrs		= srpt_da_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
+#ifdef SRPT_HAVE_FABRIC_SUBMIT_TYPE
+	/*
+	 * Where the target core can queue submissions to its own work queue
+	 * (6.11 and later), ask for what older kernels always do: the command
+	 * runs in the caller's context, the channel's completion work, as
+	 * in-tree srpt asks too. A backstore's submit_type attribute may
+	 * still choose queueing; nothing here depends on which.
+	 */
+	.default_submit_type		= TARGET_DIRECT_SUBMIT,
+	.direct_submit_supp		= 1,
+#endif
 };
 
 int srpt_shim_fabric_register(void)

@@ -6,6 +6,10 @@
  *   write "POINT N"  the Nth call of POINT from now fails, once (N >= 1);
  *                    "POINT 0" disarms it
  *   write "off"      disarms every point
+ *   write "leak N"   allocates N bytes through the counted allocator and
+ *                    drops the pointer: a leak on purpose, for the tests that
+ *                    prove the module-exit check (counters.c) and the guest
+ *                    runner's kmemleak check fire
  *   read             one line per point: name, calls left until the armed
  *                    failure (0: disarmed), calls seen, failures injected
  */
@@ -14,6 +18,7 @@
 #include <linux/fs.h>
 #include <linux/kernel.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
@@ -89,6 +94,12 @@ static ssize_t srpt_fault_write(struct file *file, const char __user *ubuf,
 	}
 	if (sscanf(buf, "%31s %u", name, &nth) != 2 || nth > INT_MAX)
 		return -EINVAL;
+	if (!strcmp(name, "leak")) {
+		if (!nth || !srpt_shim_kmalloc(nth, GFP_KERNEL))
+			return -ENOMEM;
+		pr_warn("fault injection: leaked %u bytes on request\n", nth);
+		return len;
+	}
 	for (i = 0; i < SRPT_FAULT_POINT_COUNT; i++) {
 		if (strcmp(name, srpt_faults[i].name))
 			continue;

@@ -18,6 +18,7 @@
 #include <linux/workqueue.h>
 
 #include <srpt/abi/core.h>
+#include "counters.h"
 #include "shim.h"
 
 struct workqueue_struct *srpt_shim_wq;
@@ -120,6 +121,7 @@ static void __exit srpt_cleanup_module(void)
 	destroy_workqueue(srpt_shim_wq);
 	srpt_shim_wq = NULL;
 	srpt_shim_cmd_cache_destroy();
+	srpt_counters_exit_check();
 }
 
 module_init(srpt_init_module);

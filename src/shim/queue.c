@@ -27,11 +27,31 @@
 
 #include <srpt/abi/queue.h>
 #include "counters.h"
+#include "srpt_compat.h"
 #include "fault.h"
 #include "objects.h"
 #include "shim.h"
 
 #define SRPT_K_MAX_SEND_SGE	16
+
+/*
+ * Send-queue slots rdma_rw_init_qp() adds to a QP per rdma_rw context: one
+ * for the RDMA READ or WRITE, two more (registration and invalidation) on a
+ * device whose RDMA goes through memory registration (iWARP, or one that
+ * reports max_sgl_rd). Where rdma_rw_max_send_wr() is missing, the same rule
+ * is applied here; the rdma_rw_force_mr debug parameter is invisible to a
+ * module, and with it set the QP only gets more slots than counted.
+ */
+static u32 srpt_k_rw_factor(struct ib_device *ib_dev, u32 port_num)
+{
+#ifdef SRPT_HAVE_RDMA_RW_MAX_SEND_WR
+	return rdma_rw_max_send_wr(ib_dev, port_num, 1, 0);
+#else
+	if (rdma_protocol_iwarp(ib_dev, port_num) || ib_dev->attrs.max_sgl_rd)
+		return 3;
+	return 1;
+#endif
+}
 
 /* --- QP ----------------------------------------------------------------- */
 
@@ -118,7 +138,7 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	 * contexts get the depth's worth of slots, the remainder and the
 	 * drain request come from cap.max_send_wr.
 	 */
-	factor = rdma_rw_max_send_wr(ib_dev, port_num, 1, 0);
+	factor = srpt_k_rw_factor(ib_dev, port_num);
 	if (WARN_ON_ONCE(!factor)) {
 		ret = -EINVAL;
 		goto err_free;

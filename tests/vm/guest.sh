@@ -9,11 +9,14 @@
 #      output going to $SRPT_VM_OUT/cases/<name>.log;
 #   3. clean up after it (a case that leaves a state that cannot be cleaned,
 #      e.g. a module that no longer unloads, fails);
-#   4. write an end marker and scan the kernel log between the previous
+#   4. where the kernel has kmemleak, scan and fail the case on any
+#      unreferenced object allocated through one of our modules (lib.sh:
+#      kmemleak_ours; the report goes to cases/<name>.kmemleak);
+#   5. write an end marker and scan the kernel log between the previous
 #      marker and this one for kernel bug reports (kernel-reports.txt): a
 #      report fails the case even if its script passed.  The slice is kept
 #      as cases/<name>.dmesg.
-#   5. append "<index> <status> <name> <reason>" (tab separated; status ok,
+#   6. append "<index> <status> <name> <reason>" (tab separated; status ok,
 #      fail or skip) to $SRPT_VM_OUT/results.tsv, which the host streams.
 # Finally writes $SRPT_VM_OUT/results.done.  A case stuck in the kernel past
 # its timeout (unkillable) aborts the run: results.aborted says why.
@@ -70,6 +73,13 @@ abort_hung() {
 	echo "runner aborted: case $name hung in the kernel" >"$OUT/results.aborted"
 	exit 3
 }
+
+# kmemleak (the debug kernel): what boot leaked is no case's doing.
+if [ -e "$KMEMLEAK" ]; then
+	kmemleak_scan "$OUT/kmemleak-boot.txt" ||
+		setup_err="kmemleak exists but cannot scan (disabled?)"
+fi
+rm -f "$MODRANGES"
 
 prev_mark="runner start"
 kmsg_mark "$prev_mark"
@@ -157,6 +167,33 @@ for c in $SRPT_VM_CASES; do
 		fi
 	else
 		status=fail
+	fi
+
+	# Leaks through our modules in this case (kmemleak, where the kernel has
+	# it): objects allocated up to the end of the cleanup, once 5 s old.
+	if [ -e "$KMEMLEAK" ]; then
+		sleep 5
+		lreason=
+		if ! kmemleak_scan "$OUT/cases/$name.kmemleak"; then
+			lreason="kmemleak: scan failed (kmemleak disabled?)"
+		else
+			ours=$(kmemleak_ours "$OUT/cases/$name.kmemleak")
+			if [ -n "$ours" ]; then
+				nl=$(grep -c '^unreferenced object ' <<<"$ours")
+				mods=$(grep -oE "\[($KMEMLEAK_OURS)(, unloaded)?\]" <<<"$ours" | sort -u | paste -sd' ')
+				{
+					echo "### kmemleak: $nl unreferenced objects allocated through our modules:"
+					echo "$ours"
+				} >>"$log"
+				lreason="kmemleak: $nl unreferenced objects, backtrace in $mods (first: $(head -n 1 <<<"$ours"))"
+			fi
+		fi
+		if [ -n "$lreason" ]; then
+			[ "$status" != fail ] || reason="$reason; "
+			[ "$status" = fail ] || reason=
+			reason="$reason$lreason"
+			status=fail
+		fi
 	fi
 
 	# Give deferred work (e.g. release of sessions from a work item) a moment

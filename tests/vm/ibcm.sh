@@ -9,7 +9,7 @@
 
 declare -F ti_field >/dev/null || . "$SRPT_ROOT/tests/vm/hostile.sh"
 
-IBCM_KO=$SRPT_ROOT/build/tools/srpt_test_ibcm.ko
+IBCM_KO=$SRPT_ROOT/build/tools/$(uname -r)/srpt_test_ibcm.ko
 IBCM_TOOL=$SRPT_ROOT/build/tools/srp_initiator
 IBCM_FILE=/sys/kernel/debug/srpt_test_ibcm/login
 
@@ -20,6 +20,7 @@ ibcm_load() {
 	modprobe ib_cm || fail "modprobe ib_cm"
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	run insmod "$IBCM_KO"
+	modrange_save srpt_test_ibcm
 	[ -e "$IBCM_FILE" ] || fail "$IBCM_FILE missing after insmod"
 }
 # ibcm_cleanup: end background initiators, unload the module (trap EXIT).

@@ -99,6 +99,63 @@ kernel_reports() {
 	rm -f "$tmp"
 }
 
+# ---------------------------------------------------------------- kmemleak
+# Where the kernel has kmemleak (the debug kernel), the runner scans after
+# each case and fails it on any unreferenced object allocated through one of
+# our modules (tests/vm/guest.sh).  kmemleak prints a backtrace with %pS when
+# its file is read: a module unloaded by then shows as raw addresses, so the
+# places our modules were loaded at are recorded (modrange_save) and raw
+# addresses resolved against them.
+KMEMLEAK=/sys/kernel/debug/kmemleak
+KMEMLEAK_OURS='ib_srpt|srpt_test_ibcm|srpt_vm_selftest'
+MODRANGES=/tmp/srpt-vm-modranges
+# modrange_save NAME: appends "NAME START END" (hex, 16 digits) of the loaded
+# module NAME (its /proc/modules base and total size: the text lies inside).
+modrange_save() {
+	local name size base
+	# (No process substitution: the guest has no /dev/fd.)
+	read -r name size _ _ _ base _ <<<"$(awk -v m="$1" '$1 == m' /proc/modules)"
+	[ -n "$base" ] && [ "$base" != 0x0000000000000000 ] || return 0
+	printf '%s %016x %016x\n' "$name" "$((base))" "$((base + size))" >>"$MODRANGES"
+}
+# kmemleak_scan FILE: reports found now into FILE, then forgets them.  An
+# object is reported once it is older than 5 s and unchanged between two
+# scans (mm/kmemleak.c: MSECS_MIN_AGE, the checksum), so scan twice.
+kmemleak_scan() {
+	echo scan >"$KMEMLEAK" && echo scan >"$KMEMLEAK" && cat "$KMEMLEAK" >"$1" &&
+		echo clear >"$KMEMLEAK"
+}
+# kmemleak_ours FILE: the records of FILE (kmemleak's report) whose backtrace
+# runs through one of our modules; a raw address inside a recorded module
+# range gets " [NAME, unloaded]" appended.
+kmemleak_ours() {
+	local line rec= ours=0 r name lo hi addr
+	local -a ranges=()
+	[ ! -f "$MODRANGES" ] || mapfile -t ranges <"$MODRANGES"
+	while IFS= read -r line; do
+		case $line in
+		"unreferenced object "*)
+			[ $ours = 0 ] || printf '%s' "$rec"
+			rec= ours=0 ;;
+		esac
+		if [[ $line =~ \[($KMEMLEAK_OURS)\]$ ]]; then
+			ours=1
+		elif [[ $line =~ ^\ +0x([0-9a-f]{16})$ ]]; then
+			addr=${BASH_REMATCH[1]}
+			for r in "${ranges[@]}"; do
+				read -r name lo hi <<<"$r"
+				if [[ ! $addr < $lo && $addr < $hi ]]; then
+					line+=" [$name, unloaded]"
+					ours=1
+					break
+				fi
+			done
+		fi
+		rec+=$line$'\n'
+	done <"$1"
+	[ $ours = 0 ] || printf '%s' "$rec"
+}
+
 # ---------------------------------------------------------------- memory
 # meminfo KEY: a /proc/meminfo value in kB.
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
@@ -125,9 +182,11 @@ mem_check_back() {
 }
 
 # ---------------------------------------------------------------- network, rxe
-# Load what Soft-RoCE needs.  crc32_generic: `rdma link add` fails without a
-# crc32 crypto module and a minimal guest does not always autoload it.
-rxe_modules() { modprobe -a crc32_generic rdma_rxe veth; }
+# Load what Soft-RoCE needs.  crypto-crc32: `rdma link add` fails without a
+# crc32 crypto module on 6.1 and a minimal guest does not always autoload it.
+# Asked for by its crypto alias, which every kernel's module provides
+# (crc32_generic up to 6.12, crc32-cryptoapi on 7.3, whose rxe needs none).
+rxe_modules() { modprobe -a crypto-crc32 rdma_rxe veth; }
 veth_setup() {
 	ip link show "$VETH0" >/dev/null 2>&1 && return 0
 	ip link add "$VETH0" type veth peer name "$VETH1" &&
@@ -184,7 +243,8 @@ srpt_insmod() {
 	modprobe -a ib_cm rdma_cm target_core_mod || return 1
 	configfs_mount || return 1
 	echo "+ insmod ${SRPT_MODULE:?} $*"
-	insmod "$SRPT_MODULE" "$@"
+	insmod "$SRPT_MODULE" "$@" || return 1
+	modrange_save "$SRPT_MODNAME"
 }
 # srpt_load [PARAM=VALUE...]: insmod, then create the fabric directory
 # target/srpt as rtslib does.  Target core creates a fabric's configfs group
@@ -275,9 +335,45 @@ srpt_unload() {
 	srpt_cfs_clear || { echo "srpt_unload: configfs cleanup failed" >&2; return 1; }
 	backstores_clear || { echo "srpt_unload: backstore cleanup failed" >&2; return 1; }
 	if srpt_loaded; then
+		srpt_objects_check || return 1
 		rmmod "$SRPT_MODNAME" || { echo "srpt_unload: rmmod $SRPT_MODNAME failed" >&2; return 1; }
 	fi
 	return 0
+}
+
+# srpt_objects_check: with the configuration gone, our module's object
+# counts (debugfs ib_srpt/objects; the in-tree driver has none) settle to
+# no channel, QP, CQ or session within 30 s, no ownership breach, and every
+# cm_id a login handed to a channel destroyed by it exactly once (the rules
+# fault.sh checks in the fault cases).  Allocations are checked by the
+# module itself at rmmod (a WARN with the counts).  Non-zero with a message
+# otherwise; never exits (the runner calls it too).  SRPT_OBJECTS= names
+# another file (to try the check on made-up counts).
+srpt_objects_check() {
+	local f=${SRPT_OBJECTS:-/sys/kernel/debug/$SRPT_MODNAME/objects} i k v line
+	[ -r "$f" ] || return 0
+	for i in $(seq 300); do
+		line=
+		while read -r k v; do
+			printf -v "OC_$k" %s "$v"
+			line+="$k=$v "
+		done <"$f"
+		[ "$OC_channels" = 0 ] && [ "$OC_qps" = 0 ] && [ "$OC_cqs" = 0 ] &&
+			[ "$OC_sessions" = 0 ] && break
+		sleep 0.1
+	done
+	local bad=
+	[ "$OC_channels" = 0 ] && [ "$OC_qps" = 0 ] && [ "$OC_cqs" = 0 ] &&
+		[ "$OC_sessions" = 0 ] || bad+="objects not released after 30 s; "
+	[ "$OC_ownership_broken" = 0 ] || bad+="ownership rule broken; "
+	[ "$OC_cm_adopted" = "$OC_cm_destroyed" ] || bad+="adopted cm_ids not destroyed exactly once; "
+	[ "$OC_cm_destroyed" = "$OC_cm_destroyed_by_channel" ] ||
+		bad+="core and shim disagree on cm_id destroys; "
+	[ "$OC_login_ret_zero" = "$OC_cm_adopted" ] ||
+		bad+="login answered 0 without a channel owning the cm_id; "
+	[ -z "$bad" ] && return 0
+	echo "srpt_unload: object counts: $bad$line" >&2
+	return 1
 }
 
 # ---------------------------------------------------------------- target ports

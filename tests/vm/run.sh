@@ -6,12 +6,17 @@
 #   CASE              run only these cases: a number (03), a name (03-tport)
 #                     or a substring of the file name; default: all of
 #                     tests/vm/cases/[0-9]*.sh in order
-#   --module PATH     module under test (default: <checkout>/ib_srpt.ko; env
-#                     SRPT_MODULE); "intree" = Debian's own ib_srpt.ko from
-#                     the unpacked kernel package, to check the machinery
+#   --module PATH     module under test (default: the module built for the
+#                     guest's kernel, build/kernels/<abi>/ib_srpt.ko, else
+#                     <checkout>/ib_srpt.ko; env SRPT_MODULE; on the debug
+#                     kernel make module-debug puts it in build/kernels/);
+#                     "intree" = the kernel's own ib_srpt.ko from the
+#                     guest's module tree, to check the machinery
 #   --selftest[=MODES] instead of the cases, run the runner's self-test
 #                     (tests/vm/selftest/cases/NN-MODE.sh: none, warn, oops,
-#                     crash, hang; default none,warn,oops,crash; env
+#                     crash, hang, srpt-leak (needs the module), and for the
+#                     debug kernel kasan, lockorder, atomic, leak; default
+#                     none,warn,oops,crash; env
 #                     SRPT_VM_SELFTEST=warn,oops): the guest loads a module
 #                     that WARNs / Oopses / hangs, or crashes, and the run
 #                     MUST report failures
@@ -20,7 +25,10 @@
 #   --case-timeout SEC  per case, inside the guest (default 240)
 #   --out DIR         output directory (default build/vm/runs/suite or
 #                     build/vm/runs/selftest); emptied first
-# Environment: KVER=<abi>-amd64 (default: newest installed headers),
+# Environment: KVER=<name|abi> (scripts/kernel/kernels: 6.1, 6.12, 7.3;
+#   default: Debian 12's default ABI, scripts/default-kver.sh),
+#   SRPT_DEBUG_KERNEL=1 (boot the debug kernel of scripts/debug-kernel/,
+#   built before: make check-debug),
 #   SRPT_VM_STRICT=1 (apply our module's contract checks even to the in-tree
 #   driver, which logs less; those checks then fail, as they should),
 #   SRPT_VM_SLUB_DEBUG=flags (guest slub_debug=, default see scripts/vm/boot.sh,
@@ -49,7 +57,11 @@ set -uo pipefail
 SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$SRPT_ROOT/scripts/vm/common.sh"
 
-module=${SRPT_MODULE:-$SRPT_ROOT/ib_srpt.ko}
+module=${SRPT_MODULE:-}
+if [ -z "$module" ]; then
+	module=$SRPT_ROOT/build/kernels/$KVER/ib_srpt.ko
+	[ -f "$module" ] || module=$SRPT_ROOT/ib_srpt.ko
+fi
 selftest=${SRPT_VM_SELFTEST:-}
 timeout=${SRPT_VM_TIMEOUT:-900}
 case_timeout=${SRPT_VM_CASE_TIMEOUT:-240}
@@ -78,7 +90,11 @@ if [ -z "${SRPT_VM_SKIP_PREPARE:-}" ]; then
 	make -s --no-print-directory -C "$SRPT_ROOT" tools >/dev/null || exit 1
 fi
 
-[ "$module" != intree ] || module=$VM_MODDIR/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko
+if [ "$module" = intree ]; then
+	# A plain .ko on 6.1, .ko.xz from 6.12 on (the copy below unpacks it).
+	module=$(ls "$VM_MODDIR"/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko* 2>/dev/null | head -n 1)
+	module=${module:-$VM_MODDIR/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko}
+fi
 case "$module" in /*) ;; *) module=$PWD/$module ;; esac
 
 # ---- the case list
@@ -90,7 +106,7 @@ if [ -n "$selftest" ]; then
 		[ -n "$f" ] || { echo "run.sh: no self-test case for mode '$m'" >&2; exit 2; }
 		cases+=("$f")
 	done
-	out=${out:-$VM_DIR/runs/selftest}
+	out=${out:-$VM_DIR/runs/${VM_DEBUG:+debug-}selftest}
 	# SLUB debugging (scripts/vm/boot.sh) only slows the self-test down.
 	export SRPT_VM_SLUB_DEBUG=${SRPT_VM_SLUB_DEBUG-}
 	# The self-test module, built on the host against the same headers.  Kbuild
@@ -101,7 +117,7 @@ if [ -n "$selftest" ]; then
 		rm -rf "$st_build"
 		mkdir -p "$st_build"
 		cp "$SRPT_ROOT"/tests/vm/selftest/Kbuild "$SRPT_ROOT"/tests/vm/selftest/*.c "$st_build/"
-		if ! make -C "$VM_HEADERS" M="$st_build" modules >"$st_build/build.log" 2>&1; then
+		if ! "$SRPT_ROOT/scripts/kernel/kmake.sh" "$st_build" modules >"$st_build/build.log" 2>&1; then
 			cat "$st_build/build.log" >&2
 			echo "run.sh: building the self-test module failed" >&2
 			exit 1
@@ -120,7 +136,7 @@ else
 		fi
 		cases+=("$f")
 	done
-	out=${out:-$VM_DIR/runs/suite}
+	out=${out:-$VM_DIR/runs/${VM_DEBUG:+debug-}suite}
 	[ -f "$module" ] || {
 		echo "run.sh: module under test not found: $module (build it first, or --module PATH|intree)" >&2
 		exit 1
@@ -139,9 +155,13 @@ rm -rf "${out:?}"/*
 
 # The guest loads a copy: the module may be rebuilt on the host while the
 # guest runs, and a path under /tmp or /run would be hidden in the guest.
+# (The self-test's srpt-leak case needs it too, when it was built.)
 module_orig=$module
-if [ -z "$selftest" ]; then
-	cp "$module" "$out/ib_srpt.ko"
+if [ -z "$selftest" ] || [ -f "$module" ]; then
+	case "$module" in
+	*.xz) xz -dc "$module" >"$out/ib_srpt.ko" ;;
+	*) cp "$module" "$out/ib_srpt.ko" ;;
+	esac
 	module=$out/ib_srpt.ko
 fi
 

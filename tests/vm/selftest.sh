@@ -1,40 +1,96 @@
 #!/bin/bash
-# Self-test of the VM test runner: proves that a kernel WARNING or Oops in the
-# guest turns into a test failure (so that `make vm-check` cannot pass over a
-# crashing module).  Called by `make check`.
+# Self-test of the VM test runner: proves that a kernel report in the guest
+# turns into a test failure (so that `make vm-check` cannot pass over a
+# crashing or leaking module).  Called by `make check` (and with --debug by
+# `make check-debug`).
 #
 # It runs `tests/vm/run.sh --selftest` (one guest boot), whose guest loads a
-# test-only module (tests/vm/selftest/srpt_vm_selftest.c) three times, then
-# crashes on purpose:
-#   01-none  mode=none -> must be reported "ok"     (the runner is not failing everything)
-#   02-warn  mode=warn -> must be "not ok", reason naming WARNING
-#   03-oops  mode=oops -> must be "not ok", reason naming Oops (the guest survives it)
-#   04-crash sysrq-c   -> must be "not ok" (the guest died during it)
+# test-only module (tests/vm/selftest/srpt_vm_selftest.c) several times and
+# the module under test once, then crashes on purpose:
+#   01-none      mode=none -> must be reported "ok" (the runner is not failing
+#                everything), and the console up to its end holds no report
+#                (a clean boot gives no false hit)
+#   10-srpt-leak ib_srpt leaks one allocation ("leak N" in ib_srpt/fault) and
+#                is unloaded -> "not ok", the module exit's WARNING with the
+#                exact counts (the case checks them); on the debug kernel
+#                also the runner's kmemleak scan naming ib_srpt
+#   02-warn      mode=warn -> must be "not ok", reason naming WARNING
+#   03-oops      mode=oops -> must be "not ok", reason naming Oops (the guest survives it)
+#   04-crash     sysrq-c   -> must be "not ok" (the guest died during it)
+# With --debug (the debug kernel, SRPT_DEBUG_KERNEL=1), instead of warn and
+# oops, one case per detector, each "not ok" with a reason naming it:
+#   07-lockorder  AB-BA mutex order -> "possible circular locking dependency"
+#                (first: lockdep stops at its first report and at any taint)
+#   08-atomic    GFP_KERNEL under a spinlock -> "BUG: sleeping function
+#                called from invalid context"
+#   06-kasan     read after kfree -> "BUG: KASAN: slab-use-after-free"
+#   09-leak      a kmalloc never freed -> the runner's kmemleak scan, naming
+#                srpt_vm_selftest
 # and the host checks must fail: the guest did not run all cases (it died),
 # the serial console holds the reports; run.sh must exit non-zero.  This
 # script PASSES exactly when all of that holds.
 #
+# usage: tests/vm/selftest.sh [--debug] [run.sh options]
 # Output: the runner's TAP indented as diagnostics, then one TAP line and
 # "1 passed, 0 failed" or "0 passed, 1 failed".  Exit status 0 on pass.
 set -uo pipefail
 SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
+debug=0
+if [ "${1:-}" = --debug ]; then
+	debug=1
+	shift
+	export SRPT_DEBUG_KERNEL=1
+fi
 log=$SRPT_ROOT/build/vm/selftest-run.log
+[ $debug = 0 ] || log=$SRPT_ROOT/build/vm/selftest-debug-run.log
 mkdir -p "$(dirname "$log")"
 
-"$SRPT_ROOT/tests/vm/run.sh" --selftest=none,warn,oops,crash "$@" >"$log" 2>&1
+if [ $debug = 1 ]; then
+	modes=none,lockorder,atomic,kasan,leak,srpt-leak,crash
+	what="lockdep, atomic sleep, KASAN, kmemleak, module-exit leak and crash"
+	out=$SRPT_ROOT/build/vm/runs/selftest-debug
+else
+	modes=none,srpt-leak,warn,oops,crash
+	what="module-exit leak, WARNING, Oops and crash"
+	out=$SRPT_ROOT/build/vm/runs/selftest
+fi
+"$SRPT_ROOT/tests/vm/run.sh" --selftest=$modes --out "$out" "$@" >"$log" 2>&1
 rc=$?
 sed 's/^/# | /' "$log"
 
 problems=()
-[ "$rc" -ne 0 ] || problems+=("run.sh exited 0 although the guest WARNed, Oopsed and crashed")
+[ "$rc" -ne 0 ] || problems+=("run.sh exited 0 although the guest had kernel reports and crashed")
 grep -Eq '^ok [0-9]+ - 01-none$' "$log" ||
 	problems+=("the control case (mode=none) was not reported ok")
-grep -Eq '^not ok [0-9]+ - 02-warn: .*WARNING' "$log" ||
-	problems+=("the WARN_ON case was not reported 'not ok' with a reason naming WARNING")
-grep -Eq '^not ok [0-9]+ - 03-oops: .*Oops' "$log" ||
-	problems+=("the Oops case was not reported 'not ok' with a reason naming Oops")
+# The console up to the control case's end: boot and a clean case, no report.
+pats=$(grep -v -e '^#' -e '^$' "$SRPT_ROOT/tests/vm/kernel-reports.txt")
+early=$(awk '/srpt-vm-mark: end 1 01-none/ { exit } { print }' "$out/console.log" 2>/dev/null |
+	grep -v -e 'srpt-vm-mark: ' -e 'srpt-vm-init: ' | grep -E -- "$pats" | head -n 3)
+[ -z "$early" ] || problems+=("boot or the control case logged a report (a false hit?): $early")
+grep -q 'srpt-vm-mark: end 1 01-none' "$out/console.log" 2>/dev/null ||
+	problems+=("no end marker of the control case on the console")
+# expect CASE ERE WHAT: the case is "not ok" with a reason matching ERE.
+expect() {
+	grep -Eq "^not ok [0-9]+ - $1: $2" "$log" ||
+		problems+=("$3 was not reported 'not ok' with a reason matching /$2/")
+}
+if [ $debug = 1 ]; then
+	expect 07-lockorder '.*possible circular locking dependency' "the lockdep AB-BA case"
+	expect 08-atomic '.*BUG: sleeping function called from invalid context' "the sleep-in-atomic case"
+	expect 06-kasan '.*BUG: KASAN: slab-use-after-free' "the KASAN use-after-free case"
+	expect 09-leak 'kmemleak: [0-9]+ unreferenced objects, backtrace in \[srpt_vm_selftest\]' \
+		"the kmemleak case"
+	# Reason = the runner's checks only (the script's own count check passed).
+	expect 10-srpt-leak 'kmemleak: [0-9]+ unreferenced objects, backtrace in \[ib_srpt, unloaded\].*; kernel log reports: WARNING.*srpt_counters_exit_check' \
+		"the ib_srpt leak case (kmemleak and the module-exit WARNING)"
+else
+	expect 10-srpt-leak 'kernel log reports: WARNING.*srpt_counters_exit_check' \
+		"the ib_srpt leak case (module-exit WARNING)"
+	expect 02-warn '.*WARNING' "the WARN_ON case"
+	expect 03-oops '.*Oops' "the Oops case"
+fi
 grep -Eq '^not ok [0-9]+ - serial console has no kernel bug reports: ' "$log" ||
-	problems+=("the host's console scan did not report the WARNING/Oops")
+	problems+=("the host's console scan did not report the kernel reports")
 grep -Eq '^not ok [0-9]+ - 04-crash: guest stopped' "$log" ||
 	problems+=("the case during which the guest crashed was not reported 'not ok'")
 grep -Eq '^not ok [0-9]+ - guest ran all cases and powered off: guest died' "$log" ||
@@ -43,7 +99,7 @@ grep -Eq '^[0-9]+ passed, [0-9]+ failed' "$log" ||
 	problems+=("run.sh printed no 'N passed, N failed' line")
 
 if [ ${#problems[@]} -eq 0 ]; then
-	echo "ok 1 - vm runner self-test: guest WARNING, Oops and crash were reported as failures"
+	echo "ok 1 - vm runner self-test: $what were reported as failures"
 	echo "1 passed, 0 failed"
 	exit 0
 fi
@@ -51,6 +107,6 @@ for p in "${problems[@]}"; do
 	echo "# problem: $p"
 done
 echo "# full runner output: $log"
-echo "not ok 1 - vm runner self-test: guest WARNING, Oops and crash were reported as failures"
+echo "not ok 1 - vm runner self-test: $what were reported as failures"
 echo "0 passed, 1 failed"
 exit 1

@@ -4,16 +4,29 @@
 # env SRPT_VM_SHARDS), because most of a case's time is a TCG guest waiting
 # on timers, not computing. Each guest is a complete run.sh (its own boot,
 # TAP, per-case log scan and host checks) with output in
-# build/vm/runs/suite-K; this prints each shard's TAP in turn and the sum
+# build/vm/runs/suite-K (debug-suite-K on the debug kernel); this prints each shard's TAP in turn and the sum
 # as the last line, "N passed, N failed[, N skipped]".
 #
 # usage: tests/vm/suite.sh [run.sh options]   (no CASE filters: use run.sh)
+# Environment: KVER (the guests' kernel, scripts/kernel/kernels),
+#   SRPT_VM_CASES="10 41 ..." (only the cases whose number is listed),
+#   SRPT_VM_RUNS=NAME (output under build/vm/runs/NAME-K, default suite).
 set -uo pipefail
 SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
+. "$SRPT_ROOT/scripts/vm/common.sh"
 shards=${SRPT_VM_SHARDS:-2}
+runs=${SRPT_VM_RUNS:-${VM_DEBUG:+debug-}suite}
 
 # Cases in order, dealt to the shards in turn.
 mapfile -t cases < <(cd "$SRPT_ROOT/tests/vm/cases" && ls [0-9]*.sh | sed 's/\.sh$//')
+if [ -n "${SRPT_VM_CASES:-}" ]; then
+	want=" $SRPT_VM_CASES "
+	kept=()
+	for c in "${cases[@]}"; do
+		case "$want" in *" ${c%%-*} "*) kept+=("$c") ;; esac
+	done
+	cases=("${kept[@]}")
+fi
 [ ${#cases[@]} -gt 0 ] || { echo "suite.sh: no cases" >&2; exit 2; }
 declare -a shard_cases
 for i in "${!cases[@]}"; do
@@ -30,7 +43,7 @@ make -s --no-print-directory -C "$SRPT_ROOT" tools >/dev/null || exit 1
 pids=()
 for k in $(seq 0 $((shards - 1))); do
 	[ -n "${shard_cases[$k]:-}" ] || continue
-	out=$SRPT_ROOT/build/vm/runs/suite-$((k + 1))
+	out=$SRPT_ROOT/build/vm/runs/$runs-$((k + 1))
 	mkdir -p "$out"
 	# shellcheck disable=SC2086  # the case list splits on purpose
 	# Each guest runs half the suite; the limits are run.sh's defaults

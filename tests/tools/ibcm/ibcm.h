@@ -14,6 +14,14 @@
 
 #define IBCM_PFX "srpt_test_ibcm: "
 
+/*
+ * devices.c: an RDMA device by name, with a registration reference (put with
+ * ib_device_put()), or NULL.
+ */
+struct ib_device *ibcm_device_get(const char *name);
+int ibcm_devices_init(void);
+void ibcm_devices_exit(void);
+
 /* path.c: the RoCE path to an IP destination, as RDMA/CM would build it. */
 struct ibcm_path {
 	struct sa_path_rec rec;

@@ -401,7 +401,7 @@ int ibcm_login_start(struct ibcm_login *l, const struct srpt_ibcm_req *req)
 		ret = -EBUSY;
 		goto out;
 	}
-	l->dev = ib_device_get_by_name(req->dev, RDMA_DRIVER_UNKNOWN);
+	l->dev = ibcm_device_get(req->dev);
 	if (!l->dev) {
 		pr_info(IBCM_PFX "bad login request: no RDMA device %.*s\n",
 			SRPT_IBCM_DEV_MAX, req->dev);

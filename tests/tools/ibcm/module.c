@@ -72,17 +72,22 @@ static ssize_t ibcm_read(struct file *file, char __user *buf, size_t count,
 	return sizeof(out);
 }
 
+/*
+ * No .llseek: nonseekable_open() makes the file refuse seeks on every
+ * kernel (no_llseek, which said the same, is gone from 6.12).
+ */
 static const struct file_operations ibcm_login_fops = {
 	.owner = THIS_MODULE,
 	.open = ibcm_open,
 	.release = ibcm_release,
 	.read = ibcm_read,
 	.write = ibcm_write,
-	.llseek = no_llseek,
 };
 
 static int __init ibcm_init(void)
 {
+	int ret;
+
 	BUILD_BUG_ON(sizeof(struct srpt_ibcm_req) != 200);
 	BUILD_BUG_ON(sizeof(struct srpt_ibcm_outcome) != 376);
 	BUILD_BUG_ON(SRPT_IBCM_REQ_PRIV_MAX != IB_CM_REQ_PRIVATE_DATA_SIZE);
@@ -90,16 +95,23 @@ static int __init ibcm_init(void)
 	BUILD_BUG_ON(SRPT_IBCM_OUT_PRIV_MAX < IB_CM_REJ_PRIVATE_DATA_SIZE);
 	BUILD_BUG_ON(SRPT_IBCM_ARI_MAX < IB_CM_REJ_ARI_LENGTH);
 
+	ret = ibcm_devices_init();
+	if (ret)
+		return ret;
 	ibcm_dir = debugfs_create_dir("srpt_test_ibcm", NULL);
-	if (IS_ERR(ibcm_dir))
+	if (IS_ERR(ibcm_dir)) {
+		ibcm_devices_exit();
 		return PTR_ERR(ibcm_dir);
+	}
 	debugfs_create_file("login", 0600, ibcm_dir, NULL, &ibcm_login_fops);
 	return 0;
 }
 
 static void __exit ibcm_exit(void)
 {
+	/* No file is open any more (the module is pinned while one is). */
 	debugfs_remove(ibcm_dir);
+	ibcm_devices_exit();
 }
 
 module_init(ibcm_init);

@@ -8,7 +8,7 @@
 . "$SRPT_ROOT/tests/vm/hostile.sh"
 . "$SRPT_ROOT/tests/vm/login_fuzz.sh"
 
-ibcm_ko=$SRPT_ROOT/build/tools/srpt_test_ibcm.ko
+ibcm_ko=$SRPT_ROOT/build/tools/$(uname -r)/srpt_test_ibcm.ko
 case " $("$LOGIN_FUZZ" --backends) " in
 *" ib "*) ;;
 *) skip "login_fuzz built without the IB/CM back end (tests/tools/ib_cm.c)" ;;
@@ -19,7 +19,7 @@ trap '[ ! -d /sys/module/srpt_test_ibcm ] || rmmod srpt_test_ibcm' EXIT
 srpt_load
 run modprobe ib_cm
 mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
-[ -d /sys/module/srpt_test_ibcm ] || run insmod "$ibcm_ko"
+[ -d /sys/module/srpt_test_ibcm ] || { run insmod "$ibcm_ko"; modrange_save srpt_test_ibcm; }
 login_fuzz_campaign ib "${SRPT_CASE_LOGIN_FUZZ_IB:-100}"
 run rmmod srpt_test_ibcm
 srp_cleanup

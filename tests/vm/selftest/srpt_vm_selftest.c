@@ -14,6 +14,26 @@
  *   mode=hang  sleep uninterruptibly in module init for an hour: insmod sits
  *              in D state, immune to SIGKILL (the runner's hung-case path)
  *
+ * The detector modes need the debug kernel (scripts/debug-kernel/); on a
+ * kernel without the detector they run quietly, and the runner's self-test
+ * must then see the case pass, which is why only the debug self-test uses
+ * them:
+ *   mode=kasan    read a kmalloc'ed byte after kfree(): KASAN reports
+ *                 "BUG: KASAN: slab-use-after-free"
+ *   mode=lockorder  two mutexes taken A then B, released, then B then A,
+ *                 by the same task: never a deadlock, but lockdep reports
+ *                 "possible circular locking dependency".  Lockdep reports
+ *                 once per boot and stops at any taint: run it first.  (Not
+ *                 "lockdep": the mode is logged, and the runner's report
+ *                 patterns would match the word.)
+ *   mode=atomic   a GFP_KERNEL allocation under a spinlock: with
+ *                 DEBUG_ATOMIC_SLEEP, "BUG: sleeping function called from
+ *                 invalid context" even though the allocation does not sleep
+ *                 this time (msleep() would really schedule, and schedule()
+ *                 resets the preempt count after its own report)
+ *   mode=leak     kmalloc() a block and drop the pointer; the module stays
+ *                 loaded, so kmemleak's backtrace names it
+ *
  * Never load this outside a throw-away guest.
  */
 #include <linux/module.h>
@@ -21,13 +41,67 @@
 #include <linux/string.h>
 #include <linux/bug.h>
 #include <linux/delay.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
 
 static char *mode = "none";
 module_param(mode, charp, 0444);
-MODULE_PARM_DESC(mode, "none | warn | oops | hang");
+MODULE_PARM_DESC(mode, "none | warn | oops | hang | kasan | lockorder | atomic | leak");
 
 /* volatile: the compiler must really load through the NULL pointer. */
 static int *volatile srpt_vm_selftest_null;
+
+static DEFINE_MUTEX(srpt_vm_selftest_a);
+static DEFINE_MUTEX(srpt_vm_selftest_b);
+static DEFINE_SPINLOCK(srpt_vm_selftest_lock);
+
+/*
+ * The detector modes run outside the __init section: module init text is
+ * freed after loading, and a report (kmemleak's above all, printed when a
+ * scan finds the object) names the module only through live text.
+ */
+static noinline void srpt_vm_selftest_kasan(void)
+{
+	char *volatile p = kmalloc(64, GFP_KERNEL);
+
+	if (!p)
+		return;
+	kfree(p);
+	pr_info("srpt_vm_selftest: read after free: %d\n", p[8]);
+}
+
+static noinline void srpt_vm_selftest_lockorder(void)
+{
+	mutex_lock(&srpt_vm_selftest_a);
+	mutex_lock(&srpt_vm_selftest_b);
+	mutex_unlock(&srpt_vm_selftest_b);
+	mutex_unlock(&srpt_vm_selftest_a);
+
+	mutex_lock(&srpt_vm_selftest_b);
+	mutex_lock(&srpt_vm_selftest_a);
+	mutex_unlock(&srpt_vm_selftest_a);
+	mutex_unlock(&srpt_vm_selftest_b);
+}
+
+static noinline void srpt_vm_selftest_atomic(void)
+{
+	void *p;
+
+	spin_lock(&srpt_vm_selftest_lock);
+	p = kmalloc(32, GFP_KERNEL);
+	spin_unlock(&srpt_vm_selftest_lock);
+	kfree(p);
+}
+
+static noinline void srpt_vm_selftest_leak(void)
+{
+	char *volatile p = kmalloc(128, GFP_KERNEL);
+
+	if (p)
+		memset(p, 0x5a, 128);
+	p = NULL;
+}
 
 static int __init srpt_vm_selftest_init(void)
 {
@@ -39,6 +113,14 @@ static int __init srpt_vm_selftest_init(void)
 		pr_info("srpt_vm_selftest: survived the NULL store?\n");
 	} else if (!strcmp(mode, "hang")) {
 		ssleep(3600);
+	} else if (!strcmp(mode, "kasan")) {
+		srpt_vm_selftest_kasan();
+	} else if (!strcmp(mode, "lockorder")) {
+		srpt_vm_selftest_lockorder();
+	} else if (!strcmp(mode, "atomic")) {
+		srpt_vm_selftest_atomic();
+	} else if (!strcmp(mode, "leak")) {
+		srpt_vm_selftest_leak();
 	} else if (strcmp(mode, "none")) {
 		pr_err("srpt_vm_selftest: unknown mode '%s'\n", mode);
 		return -EINVAL;
@@ -53,5 +135,5 @@ static void __exit srpt_vm_selftest_exit(void)
 
 module_init(srpt_vm_selftest_init);
 module_exit(srpt_vm_selftest_exit);
-MODULE_DESCRIPTION("srpt-cxx VM runner self-test: WARN/Oops on request");
+MODULE_DESCRIPTION("srpt-cxx VM runner self-test: kernel reports on request");
 MODULE_LICENSE("GPL");

@@ -1,0 +1,9 @@
+#!/bin/bash
+# Self-test (debug kernel): the self-test module kmalloc()s a block and drops
+# the pointer, and stays loaded (so that the backtrace names it).  The script
+# itself passes; the runner's kmemleak scan after the case MUST fail it
+# ("kmemleak: ... unreferenced object").
+. "$SRPT_ROOT/tests/vm/lib.sh"
+[ -e /sys/kernel/debug/kmemleak ] || log "no kmemleak on this kernel: the case will pass"
+run insmod "${SRPT_VM_SELFTEST_KO:?}" mode=leak
+exit 0
