@@ -57,37 +57,49 @@ exec 9>"$cache_root/.lock"
 flock 9
 if [ -f "$dir/.complete" ]; then echo "$dir"; exit 0; fi
 
+# Stages leave stamps, so a build that was stopped (a session or CI run that
+# ended mid-build) resumes where it stopped: Kbuild's own dependency tracking
+# makes the rest incremental. The time spent adds up over the runs.
 start=$(date +%s)
-rm -rf "$dir"
-mkdir -p "$dir"
-log "unpacking $srcpkg $srcver into $dir/src"
-tarball=$(ls /usr/src/$srcpkg.tar.* | head -n 1)
-mkdir -p "$dir/src"
-tar -xf "$tarball" -C "$dir/src" --strip-components=1
+spent=$(cat "$dir/build-seconds.partial" 2>/dev/null || echo 0)
+if [ ! -f "$dir/.unpacked" ]; then
+	rm -rf "$dir"
+	mkdir -p "$dir/src"
+	log "unpacking $srcpkg $srcver into $dir/src"
+	tarball=$(ls /usr/src/$srcpkg.tar.* | head -n 1)
+	tar -xf "$tarball" -C "$dir/src" --strip-components=1
+	touch "$dir/.unpacked"
+fi
 
 k() { make -C "$dir/src" O="$dir/build" CC=gcc-12 HOSTCC=gcc-12 "$@"; }
-log "configuring: defconfig + kvm_guest.config + debug.config"
-k defconfig >/dev/null
-k kvm_guest.config >/dev/null
-"$dir/src/scripts/kconfig/merge_config.sh" -m -O "$dir/build" "$dir/build/.config" "$here/debug.config" >/dev/null
-k olddefconfig >/dev/null
+if [ ! -f "$dir/.configured" ]; then
+	log "configuring: defconfig + kvm_guest.config + debug.config"
+	k defconfig >/dev/null
+	k kvm_guest.config >/dev/null
+	"$dir/src/scripts/kconfig/merge_config.sh" -m -O "$dir/build" "$dir/build/.config" "$here/debug.config" >/dev/null
+	k olddefconfig >/dev/null
 
-# Every fragment line must be in the final config (=n as "is not set").
-missing=()
-while IFS= read -r line; do
-	case "$line" in ''|'#'*) continue ;; esac
-	opt=${line%%=*} val=${line#*=}
-	if [ "$val" = n ]; then
-		grep -qE "^# $opt is not set\$|^$opt=n\$" "$dir/build/.config" || ! grep -q "^$opt=" "$dir/build/.config" || missing+=("$line")
-	else
-		grep -qxF "$line" "$dir/build/.config" || missing+=("$line")
-	fi
-done <"$here/debug.config"
-[ ${#missing[@]} -eq 0 ] || die "config lines that did not survive olddefconfig: ${missing[*]}"
+	# Every fragment line must be in the final config (=n as "is not set").
+	missing=()
+	while IFS= read -r line; do
+		case "$line" in ''|'#'*) continue ;; esac
+		opt=${line%%=*} val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -qE "^# $opt is not set\$|^$opt=n\$" "$dir/build/.config" || ! grep -q "^$opt=" "$dir/build/.config" || missing+=("$line")
+		else
+			grep -qxF "$line" "$dir/build/.config" || missing+=("$line")
+		fi
+	done <"$here/debug.config"
+	[ ${#missing[@]} -eq 0 ] || die "config lines that did not survive olddefconfig: ${missing[*]}"
+	touch "$dir/.configured"
+else
+	log "resuming the build in $dir ($spent s spent so far)"
+fi
 
 jobs=$(nproc)
 log "building bzImage and modules with -j$jobs (log: $dir/build.log)"
-k -j"$jobs" bzImage modules >"$dir/build.log" 2>&1 || { tail -n 40 "$dir/build.log" >&2; die "kernel build failed"; }
+trap 'echo $((spent + $(date +%s) - start)) >"$dir/build-seconds.partial"' EXIT
+k -j"$jobs" bzImage modules >>"$dir/build.log" 2>&1 || { tail -n 40 "$dir/build.log" >&2; die "kernel build failed"; }
 kver=$(k -s kernelrelease)
 mkdir -p "$dir/tree/boot"
 cp "$dir/build/arch/x86/boot/bzImage" "$dir/tree/boot/vmlinuz-$kver"
@@ -97,7 +109,9 @@ k INSTALL_MOD_PATH="$dir/tree" modules_install >>"$dir/build.log" 2>&1
 # The module tree's build link points at the object tree (KDIR).
 ln -sfn "$dir/build" "$dir/tree/lib/modules/$kver/build"
 echo "$kver" >"$dir/kver"
-echo $(( $(date +%s) - start )) >"$dir/build-seconds"
+trap - EXIT
+echo $((spent + $(date +%s) - start)) >"$dir/build-seconds"
+rm -f "$dir/build-seconds.partial"
 touch "$dir/.complete"
 log "built $kver in $(cat "$dir/build-seconds") s: $dir"
 echo "$dir"
