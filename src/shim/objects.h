@@ -40,6 +40,11 @@ struct srpt_k_device {
 	struct srpt_core_device *core;
 	struct kref ref;
 	struct rcu_head rcu;
+	/*
+	 * Set once a QP of this device raised Last WQE Reached: the device is
+	 * known to raise it (rxe does on 6.12 and 7.3, not on 6.1).
+	 */
+	bool raises_last_wqe;
 };
 
 /* A reference on the device the CM id belongs to, or NULL. Any context. */

@@ -56,9 +56,9 @@ static u32 srpt_k_rw_factor(struct ib_device *ib_dev, u32 port_num)
 /* --- QP ----------------------------------------------------------------- */
 
 /*
- * How long the teardown of a QP on an SRQ waits for Last WQE Reached. The
- * QP is in the error state by then, and a device that raises the event does
- * so as it flushes the QP (rxe: at once); the bound is for one that does not.
+ * How long the teardown of a QP on an SRQ waits for Last WQE Reached on a
+ * device known to raise it. The QP is in the error state by then, and such
+ * a device raises the event as it flushes the QP (rxe: at once).
  */
 #define SRPT_K_LAST_WQE_TIMEOUT	(2 * HZ)
 
@@ -73,6 +73,7 @@ static void srpt_k_qp_event(struct ib_event *event, void *ptr)
 	struct srpt_k_qp *qp = ptr;
 
 	if (event->event == IB_EVENT_QP_LAST_WQE_REACHED) {
+		WRITE_ONCE(qp->kdev->raises_last_wqe, true);
 		complete(&qp->last_wqe);
 		return;
 	}
@@ -266,17 +267,23 @@ int srpt_k_qp_error(struct srpt_k_qp *qp)
  * the same CQ behind all of them, and the CQ's work delivers completions in
  * order, so ib_drain_sq() returns after the last one.
  *
- * Not ib_drain_qp(): from 6.11 it does the same wait but then polls the CQ
- * itself (ib_process_cq_direct()), and our CQ comes from the device's
- * shared pool and is polled by a work queue: completions of every channel
- * sharing it would run in two contexts at once. Earlier kernels drain only
- * the SQ there, as here, but without waiting for the event.
+ * Not every device raises the event (rxe on 6.1 does not): waiting for it
+ * there would stall every teardown. So the wait is for devices that have
+ * raised it before, or for a QP that already did; others get the send
+ * queue drain alone, as every kernel before 6.11 and in-tree srpt do.
+ *
+ * Not ib_drain_qp(): from 6.11 it waits for the event (up to a minute) and
+ * then polls the CQ itself (ib_process_cq_direct()), and our CQ comes from
+ * the device's shared pool and is polled by a work queue: completions of
+ * every channel sharing it would run in two contexts at once.
  */
 static void srpt_k_qp_drain_srq(struct srpt_k_qp *qp)
 {
 	/* Idempotent: the core normally moved it to the error state already. */
 	srpt_k_qp_error(qp);
-	if (!wait_for_completion_timeout(&qp->last_wqe, SRPT_K_LAST_WQE_TIMEOUT))
+	if ((READ_ONCE(qp->kdev->raises_last_wqe) ||
+	     completion_done(&qp->last_wqe)) &&
+	    !wait_for_completion_timeout(&qp->last_wqe, SRPT_K_LAST_WQE_TIMEOUT))
 		pr_warn_ratelimited("QP %u: no Last WQE Reached event after %u ms; draining the send queue anyway\n",
 				    qp->ib_qp->qp_num,
 				    jiffies_to_msecs(SRPT_K_LAST_WQE_TIMEOUT));
