@@ -8,7 +8,7 @@
 . "$SRPT_ROOT/tests/vm/hostile.sh"
 . "$SRPT_ROOT/tests/vm/login_fuzz.sh"
 
-ibcm_ko=$SRPT_ROOT/build/tools/srpt_test_ibcm.ko
+ibcm_ko=$SRPT_ROOT/build/tools/$(uname -r)/srpt_test_ibcm.ko
 case " $("$LOGIN_FUZZ" --backends) " in
 *" ib "*) ;;
 *) skip "login_fuzz built without the IB/CM back end (tests/tools/ib_cm.c)" ;;
