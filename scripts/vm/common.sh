@@ -60,3 +60,30 @@ VM_INITRD="$VM_DIR/initramfs-$KVER.cpio.gz"
 
 vm_log() { echo "vm: $*" >&2; }
 vm_die() { echo "vm: error: $*" >&2; exit 1; }
+
+# The module built for $KVER (make KVER=... module keeps one per kernel),
+# else the last one built in the checkout (callers check its vermagic).
+vm_default_module() {
+	if [ -f "$VM_DIR/../kernels/$KVER/ib_srpt.ko" ]; then
+		echo "$VM_DIR/../kernels/$KVER/ib_srpt.ko"
+	else
+		echo "$SRPT_ROOT/ib_srpt.ko"
+	fi
+}
+# Debian's own ib_srpt of the unpacked tree: .ko on 6.1, .ko.xz from 6.12.
+vm_intree_module() {
+	local f
+	for f in "$VM_MODDIR"/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko*; do
+		[ -f "$f" ] && { echo "$f"; return; }
+	done
+	echo "$VM_MODDIR/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko"
+}
+# vm_copy_module SRC DST: a plain copy the guest can insmod, unpacked if
+# compressed (busybox and some tools read only plain modules).
+vm_copy_module() {
+	case "$1" in
+	*.xz) xz -dc "$1" >"$2" ;;
+	*.zst) zstd -qdc "$1" >"$2" ;;
+	*) cp "$1" "$2" ;;
+	esac
+}

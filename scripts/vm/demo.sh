@@ -5,14 +5,16 @@
 # read/write through it, and power off.
 #
 # usage: scripts/vm/demo.sh [--module PATH|intree]
-#   default module: <checkout>/ib_srpt.ko (env SRPT_MODULE); "intree" uses
-#   Debian's own ib_srpt.ko from the unpacked kernel package.
+#   default module: the one built for the kernel (build/kernels/<abi>/, else
+#   <checkout>/ib_srpt.ko; env SRPT_MODULE); "intree" uses Debian's own
+#   ib_srpt.ko from the unpacked kernel package. KVER= picks the kernel
+#   (scripts/kernel/kernels; default Debian 12's 6.1).
 # The guest's output is printed live; everything is kept in build/vm/runs/demo.
 set -euo pipefail
 SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$SRPT_ROOT/scripts/vm/common.sh"
 
-module=${SRPT_MODULE:-$SRPT_ROOT/ib_srpt.ko}
+module=${SRPT_MODULE:-$(vm_default_module)}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--module) module=$2; shift 2 ;;
@@ -22,13 +24,20 @@ while [ $# -gt 0 ]; do
 done
 "$SRPT_ROOT/scripts/install-deps.sh" vm
 "$SRPT_ROOT/scripts/vm/prepare.sh"
-[ "$module" != intree ] || module=$VM_MODDIR/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko
+[ "$module" != intree ] || module=$(vm_intree_module)
 case "$module" in /*) ;; *) module=$PWD/$module ;; esac
 [ -f "$module" ] || vm_die "module not found: $module (build it first, or --module PATH|intree)"
+case "$(modinfo -F vermagic "$module" 2>/dev/null)" in
+"$KVER "*) ;;
+*) vm_die "$module is not built for $KVER (make KVER=$KVER module)" ;;
+esac
 
 out=$VM_DIR/runs/demo
 mkdir -p "$out"
 rm -rf "${out:?}"/*
+# The guest loads a plain copy (the in-tree one may be compressed).
+vm_copy_module "$module" "$out/ib_srpt.ko"
+module=$out/ib_srpt.ko
 {
 	printf 'export SRPT_ROOT=%q SRPT_MODULE=%q SRPT_VM_OUT=%q\n' "$SRPT_ROOT" "$module" "$out"
 	echo 'exec bash "$SRPT_ROOT/scripts/vm/demo-guest.sh"'

@@ -273,6 +273,7 @@ static void srpt_k_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_k_cmd *cmd =
 		container_of(wc->wr_cqe, struct srpt_k_cmd, rdma_cqe);
 
+	srpt_k_cq_context_check(cq);
 	/*
 	 * Process context (the CQ polls from a work queue). This is the
 	 * last read of the chain and the send queue completes in order, so
@@ -328,6 +329,7 @@ static void srpt_k_fetch_done(struct ib_cq *cq, struct ib_wc *wc)
 	struct srpt_k_ring_entry *ent = cmd->fetch_ent;
 	int ok = wc->status == IB_WC_SUCCESS;
 
+	srpt_k_cq_context_check(cq);
 	cmd->fetch_ent = NULL;
 	if (ok)
 		ib_dma_sync_single_for_cpu(ent->ring->ib_dev, ent->dma,

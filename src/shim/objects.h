@@ -7,8 +7,10 @@
 #ifndef SRPT_SHIM_OBJECTS_H
 #define SRPT_SHIM_OBJECTS_H
 
+#include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/rcupdate.h>
+#include <linux/workqueue.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cm.h>
 #include <rdma/rdma_cm.h>
@@ -38,6 +40,11 @@ struct srpt_k_device {
 	struct srpt_core_device *core;
 	struct kref ref;
 	struct rcu_head rcu;
+	/*
+	 * Set once a QP of this device raised Last WQE Reached: the device is
+	 * known to raise it (rxe does on 6.12 and 7.3, not on 6.1).
+	 */
+	bool raises_last_wqe;
 };
 
 /* A reference on the device the CM id belongs to, or NULL. Any context. */
@@ -58,7 +65,21 @@ struct srpt_k_qp {
 	struct ib_cq *cq;
 	unsigned int cq_size;		/* as passed to ib_cq_pool_get() */
 	struct ib_qp *ib_qp;
+	/* On an SRQ: completed by the QP's Last WQE Reached event. */
+	struct completion last_wqe;
 };
+
+/*
+ * Completions of a channel's CQ are delivered by the CQ's poll work only
+ * (IB_POLL_WORKQUEUE, from the device's shared pool), one at a time per CQ,
+ * across every channel that shares it: the core's completion handlers rely
+ * on it. Anything else polling the CQ (ib_drain_qp() does for a QP on an
+ * SRQ from 6.11) would run them concurrently; each handler checks.
+ */
+static inline void srpt_k_cq_context_check(struct ib_cq *cq)
+{
+	WARN_ON_ONCE(current_work() != &cq->work);
+}
 
 /*
  * ib_modify_qp() for the transitions of a login (IB/CM: INIT, RTR, RTS), with

@@ -56,14 +56,27 @@ static u32 srpt_k_rw_factor(struct ib_device *ib_dev, u32 port_num)
 /* --- QP ----------------------------------------------------------------- */
 
 /*
- * QP events, in the driver's event context (may be atomic): only
- * communication-established matters, for a request that arrives before the
- * RTU. Both notify calls only take spinlocks and queue work.
+ * How long the teardown of a QP on an SRQ waits for Last WQE Reached on a
+ * device known to raise it. The QP is in the error state by then, and such
+ * a device raises the event as it flushes the QP (rxe: at once).
+ */
+#define SRPT_K_LAST_WQE_TIMEOUT	(2 * HZ)
+
+/*
+ * QP events, in the driver's event context (may be atomic): communication
+ * established, for a request that arrives before the RTU (both notify calls
+ * only take spinlocks and queue work), and Last WQE Reached, which
+ * srpt_k_qp_destroy() waits for.
  */
 static void srpt_k_qp_event(struct ib_event *event, void *ptr)
 {
 	struct srpt_k_qp *qp = ptr;
 
+	if (event->event == IB_EVENT_QP_LAST_WQE_REACHED) {
+		WRITE_ONCE(qp->kdev->raises_last_wqe, true);
+		complete(&qp->last_wqe);
+		return;
+	}
 	if (event->event != IB_EVENT_COMM_EST)
 		return;
 	/* SAFETY: the QP is destroyed before its cm id (queue.h). */
@@ -127,6 +140,7 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	qp->port_num = port_num;
 	qp->pkey = params->pkey;
 	qp->ctx = params->ctx;
+	init_completion(&qp->last_wqe);
 
 	/* + 1: the drain request; lowered to what the device allows. */
 	max_depth = (u32)ib_dev->attrs.max_qp_wr - 1;
@@ -245,22 +259,52 @@ int srpt_k_qp_error(struct srpt_k_qp *qp)
 	return ib_modify_qp(qp->ib_qp, &attr, IB_QP_STATE);
 }
 
+/*
+ * Waits until every receive completion of a QP on an SRQ was delivered, as
+ * the IB specification asks before a QP on an SRQ is destroyed (10.3.1):
+ * in the error state, the QP raises Last WQE Reached once it will complete
+ * no further receive; then a send work request posted to it is flushed to
+ * the same CQ behind all of them, and the CQ's work delivers completions in
+ * order, so ib_drain_sq() returns after the last one.
+ *
+ * Not every device raises the event (rxe on 6.1 does not): waiting for it
+ * there would stall every teardown. So the wait is for devices that have
+ * raised it before, or for a QP that already did; others get the send
+ * queue drain alone, as every kernel before 6.11 and in-tree srpt do.
+ *
+ * Not ib_drain_qp(): from 6.11 it waits for the event (up to a minute) and
+ * then polls the CQ itself (ib_process_cq_direct()), and our CQ comes from
+ * the device's shared pool and is polled by a work queue: completions of
+ * every channel sharing it would run in two contexts at once.
+ */
+static void srpt_k_qp_drain_srq(struct srpt_k_qp *qp)
+{
+	/* Idempotent: the core normally moved it to the error state already. */
+	srpt_k_qp_error(qp);
+	if ((READ_ONCE(qp->kdev->raises_last_wqe) ||
+	     completion_done(&qp->last_wqe)) &&
+	    !wait_for_completion_timeout(&qp->last_wqe, SRPT_K_LAST_WQE_TIMEOUT))
+		pr_warn_ratelimited("QP %u: no Last WQE Reached event after %u ms; draining the send queue anyway\n",
+				    qp->ib_qp->qp_num,
+				    jiffies_to_msecs(SRPT_K_LAST_WQE_TIMEOUT));
+	ib_drain_sq(qp->ib_qp);
+}
+
 void srpt_k_qp_destroy(struct srpt_k_qp *qp)
 {
 	/*
 	 * SAFETY: process context, and not a completion handler of this CQ:
-	 * ib_drain_qp() waits for its drain completions, which the CQ's
-	 * poll work delivers. When it returns, every posted request has
-	 * completed (srpt_core_*_done() was called for each).
+	 * the drains wait for their drain completions, which the CQ's poll
+	 * work delivers. When they return, every posted request has completed
+	 * (srpt_core_*_done() was called for each).
 	 *
-	 * A QP on an SRQ has no receive queue to drain: ib_drain_qp() drains
-	 * only its SQ. Its receive completions come from IUs that arrived
-	 * before the QP entered the error state (an errored QP receives
-	 * nothing), so they are in the CQ ahead of the SQ's drain completion
-	 * and were delivered when the drain returns. Buffers of the SRQ that
-	 * no IU landed in stay posted on the SRQ: nothing flushes them.
+	 * Buffers of the SRQ that no IU landed in stay posted on the SRQ:
+	 * nothing flushes them.
 	 */
-	ib_drain_qp(qp->ib_qp);
+	if (qp->ib_qp->srq)
+		srpt_k_qp_drain_srq(qp);
+	else
+		ib_drain_qp(qp->ib_qp);
 
 	if (qp->kind == SRPT_CM_RDMA)
 		/* Also clears id->qp, which rdma_cm uses on later events. */
@@ -279,12 +323,13 @@ static void srpt_k_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_k_ring_entry *ent =
 		container_of(wc->wr_cqe, struct srpt_k_ring_entry, cqe);
-	/* SAFETY: the QP outlives its completions (ib_drain_qp()). */
+	/* SAFETY: the QP outlives its completions (srpt_k_qp_destroy()). */
 	struct srpt_k_qp *qp = wc->qp->qp_context;
 	struct srpt_k_ring *ring = ent->ring;
 	u32 byte_len = 0;
 	int ok = wc->status == IB_WC_SUCCESS;
 
+	srpt_k_cq_context_check(cq);
 	if (ok) {
 		byte_len = min(wc->byte_len, ring->size);
 		/* The CPU may read what the device wrote. */
@@ -298,9 +343,10 @@ static void srpt_k_send_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_k_ring_entry *ent =
 		container_of(wc->wr_cqe, struct srpt_k_ring_entry, cqe);
-	/* SAFETY: the QP outlives its completions (ib_drain_qp()). */
+	/* SAFETY: the QP outlives its completions (srpt_k_qp_destroy()). */
 	struct srpt_k_qp *qp = wc->qp->qp_context;
 
+	srpt_k_cq_context_check(cq);
 	srpt_core_send_done(qp->ctx, ent->index, wc->status == IB_WC_SUCCESS);
 }
 

@@ -17,7 +17,7 @@ set -uo pipefail
 SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$SRPT_ROOT/scripts/vm/common.sh"
 
-module=$SRPT_ROOT/ib_srpt.ko
+module=$(vm_default_module)
 quick=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -42,13 +42,16 @@ gcc -O2 -Wall -Wextra -Werror -o "$SRPT_ROOT/build/bench/floor_server" \
 
 case "$module" in /*) ;; *) module=$PWD/$module ;; esac
 [ -f "$module" ] || { echo "run.sh: $module not found (make module)" >&2; exit 1; }
-intree=$VM_MODDIR/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko
+intree=$(vm_intree_module)
 [ -f "$intree" ] || { echo "run.sh: in-tree driver not found: $intree" >&2; exit 1; }
 
 out=$SRPT_ROOT/build/bench/run
 mkdir -p "$out"
 rm -rf "${out:?}"/*
 cp "$module" "$out/ib_srpt.ko"
+# The guest loads plain copies (the in-tree one is .ko.xz from 6.12 on).
+vm_copy_module "$intree" "$out/ib_srpt-intree.ko"
+intree=$out/ib_srpt-intree.ko
 if [ "$quick" = 1 ]; then
 	: "${BENCH_SEQ:=30}" "${BENCH_SRP:=5}" "${BENCH_STORMS:=16 64}" "${BENCH_MEM_N:=16}" "${BENCH_FIO_S:=3}" "${BENCH_FIO_ROUNDS:=1}"
 fi

@@ -4,7 +4,7 @@
  * file of srpt_test_ibcm.ko's debugfs file (tests/tools/ibcm/ibcm_uapi.h),
  * which sends the REQ from the kernel on the RDMA device's RoCE port 1.
  * The module needs debugfs mounted and itself loaded (insmod
- * build/tools/srpt_test_ibcm.ko).
+ * build/tools/$(uname -r)/srpt_test_ibcm.ko).
  */
 #include <arpa/inet.h>
 #include <errno.h>

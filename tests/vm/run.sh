@@ -57,11 +57,7 @@ set -uo pipefail
 SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$SRPT_ROOT/scripts/vm/common.sh"
 
-module=${SRPT_MODULE:-}
-if [ -z "$module" ]; then
-	module=$SRPT_ROOT/build/kernels/$KVER/ib_srpt.ko
-	[ -f "$module" ] || module=$SRPT_ROOT/ib_srpt.ko
-fi
+module=${SRPT_MODULE:-$(vm_default_module)}
 selftest=${SRPT_VM_SELFTEST:-}
 timeout=${SRPT_VM_TIMEOUT:-900}
 case_timeout=${SRPT_VM_CASE_TIMEOUT:-240}
@@ -90,11 +86,7 @@ if [ -z "${SRPT_VM_SKIP_PREPARE:-}" ]; then
 	make -s --no-print-directory -C "$SRPT_ROOT" tools >/dev/null || exit 1
 fi
 
-if [ "$module" = intree ]; then
-	# A plain .ko on 6.1, .ko.xz from 6.12 on (the copy below unpacks it).
-	module=$(ls "$VM_MODDIR"/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko* 2>/dev/null | head -n 1)
-	module=${module:-$VM_MODDIR/kernel/drivers/infiniband/ulp/srpt/ib_srpt.ko}
-fi
+[ "$module" != intree ] || module=$(vm_intree_module)
 case "$module" in /*) ;; *) module=$PWD/$module ;; esac
 
 # ---- the case list
@@ -158,10 +150,7 @@ rm -rf "${out:?}"/*
 # (The self-test's srpt-leak case needs it too, when it was built.)
 module_orig=$module
 if [ -z "$selftest" ] || [ -f "$module" ]; then
-	case "$module" in
-	*.xz) xz -dc "$module" >"$out/ib_srpt.ko" ;;
-	*) cp "$module" "$out/ib_srpt.ko" ;;
-	esac
+	vm_copy_module "$module" "$out/ib_srpt.ko"
 	module=$out/ib_srpt.ko
 fi
 
