@@ -7,8 +7,9 @@
 # Kernels (scripts/kernel/kernels): the host suites run once; the module is
 # built and checked for every kernel; the guest suite runs in full on
 # SRPT_CHECK_FULL (default 6.12, the LTS new servers run) and on the others
-# the cases of SRPT_CHECK_CASES (login, I/O, hostile, fault walk, hot-unplug
-# and SRQ). SRPT_CHECK_FULL=all (`make check-kernels`) runs every case on
+# the cases of SRPT_CHECK_CASES: one each of login + I/O (10), hostile (20),
+# fault walk (35), hot-unplug (06) and SRQ (41), so that the whole run stays
+# near 50 minutes on 2 cores. SRPT_CHECK_FULL=all (`make check-kernels`) runs every case on
 # every kernel; SRPT_CHECK_KERNELS="6.1 7.3" limits the kernels.
 set -u
 start=$(date +%s)
@@ -49,7 +50,7 @@ run_suite() {
 
 kernels=${SRPT_CHECK_KERNELS:-$("$here/scripts/kernel/info.sh" --names | tr '\n' ' ')}
 full=${SRPT_CHECK_FULL:-6.12}
-subset=${SRPT_CHECK_CASES:-10 11 20 21 30 35 37 41 42 45 49 05 06}
+subset=${SRPT_CHECK_CASES:-10 20 35 06 41}
 
 run_suite unit make -s -C "$here" unit
 run_suite fuzz make -s -C "$here" fuzz-check
