@@ -336,7 +336,8 @@ void Channel::release() {
   // 3. The QP (waits for the last completion) and the cm_id (waits for its
   //    running callbacks; we are in our own work item, not in one of them).
   //    IB/CM: the cm_id first, because its RTU callback moves the QP to RTS
-  //    and may still be running; the QP does not depend on the cm_id.
+  //    and may still be running; the QP no longer refers to the cm_id
+  //    since srpt_k_qp_error() above (its event handler notified it).
   //    RDMA/CM: the QP first, because it was made on the cm_id
   //    (rdma_create_qp) and is destroyed through it; its callbacks never
   //    touch the QP.
