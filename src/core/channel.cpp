@@ -25,8 +25,8 @@ const char* close_reason_name(CloseReason r) {
   return "?";
 }
 
-Channel::Channel(const Config& cfg, SpinLock lock)
-    : cfg_(cfg), lock_(move(lock)) {
+Channel::Channel(const Config& cfg, SpinLock lock, DispatchGate gate)
+    : cfg_(cfg), lock_(move(lock)), gate_(move(gate)) {
   if (cfg_.target != nullptr) cfg_.target->counters().channel_made();
   iu_limits_.max_it_iu_len = cfg.grant.max_it_iu_len;
   iu_limits_.immediate = cfg.grant.immediate;
@@ -38,7 +38,11 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
                                         const char** failed_step) {
   *failed_step = "channel";
   SpinLock lock = SRPT_TRY(SpinLock::create(SRPT_LOCK_CHANNEL));
-  RefPtr<Channel> ch = RefPtr<Channel>::adopt(new (alloc_sleep) Channel(cfg, move(lock)));
+  *failed_step = "dispatch gate";
+  DispatchGate gate = SRPT_TRY(DispatchGate::create());
+  *failed_step = "channel";
+  RefPtr<Channel> ch = RefPtr<Channel>::adopt(
+      new (alloc_sleep) Channel(cfg, move(lock), move(gate)));
   if (!ch) return Error::NoMem;
   Channel& c = *ch;
   const u32 depth = cfg.grant.req_lim_delta;
@@ -213,7 +217,7 @@ void Channel::return_pending_to_srq() {
       pending_head_ = (pending_head_ + 1) % cfg_.grant.req_lim_delta;
       pending_count_--;
     }
-    repost(index);
+    give_back(index);
   }
 }
 
@@ -316,6 +320,10 @@ void Channel::release() {
   //    completes (flushed), so commands in the target core can finish.
   if (cm_.held()) (void)srpt_k_cm_disconnect(cm_.kind(), cm_.get(), reply ? 1 : 0);
   srpt_k_qp_error(qp_);
+  // Dispatches in flight post on the QP and submit to the session: both
+  // stay until the last one is done (issue 13, defect 2:
+  // ChannelTest.ReleaseWaitsForADispatchThatIsPosting).
+  gate_.close_and_wait();
   // Commands waiting for send-queue room post now (and are flushed), so
   // that the target core sees them finish.
   sq_resume();
@@ -328,7 +336,8 @@ void Channel::release() {
   // 3. The QP (waits for the last completion) and the cm_id (waits for its
   //    running callbacks; we are in our own work item, not in one of them).
   //    IB/CM: the cm_id first, because its RTU callback moves the QP to RTS
-  //    and may still be running; the QP does not depend on the cm_id.
+  //    and may still be running; the QP no longer refers to the cm_id
+  //    since srpt_k_qp_error() above (its event handler notified it).
   //    RDMA/CM: the QP first, because it was made on the cm_id
   //    (rdma_create_qp) and is destroyed through it; its callbacks never
   //    touch the QP.
@@ -449,17 +458,20 @@ void Channel::on_recv(u32 index, u32 len, bool ok) {
     const u32 depth = cfg_.grant.req_lim_delta;
     if (state_ >= State::Closing) {
       // Own ring: never reposted, the QP goes away. SRQ: back below.
-    } else if (pending_count_ >= depth) {
-      // Only an SRQ delivers more IUs than the credits granted (an own
-      // receive queue holds depth buffers): the initiator ignored its
-      // credits.
+    } else if (held_ >= depth) {
+      // The channel holds as many buffers as it granted credits, waiting
+      // or with its commands. Only an SRQ delivers more (an own receive
+      // queue holds depth buffers): the initiator ignored its credits
+      // (issue 13, defect 5: SrqTest.IusBeyondTheCreditsCloseALiveChannel...).
       SRPT_ASSERT(srq_ != nullptr);
       overrun = true;
     } else {
       // Every request goes through the FIFO, so none overtakes another
-      // that waits (for RTU, or for a command slot).
+      // that waits (for RTU, or for a command slot). pending_count_ <=
+      // held_ < depth: the FIFO has room.
       pending_[(pending_head_ + pending_count_) % depth] = PendingIu{index, len};
       pending_count_++;
+      held_++;
       queued = true;
     }
   }
@@ -477,25 +489,29 @@ void Channel::on_recv(u32 index, u32 len, bool ok) {
 }
 
 void Channel::process_waiting() {
+  // Inside the gate: the release work waits for this before the session
+  // and the QP go. The last statement: past leave() the channel may be gone.
+  if (!gate_.enter()) return;
   for (;;) {
     PendingIu iu;
     Command* slot = nullptr;
     {
       SpinGuard g(lock_);
-      if (state_ != State::Live || pending_count_ == 0) return;
+      if (state_ != State::Live || pending_count_ == 0) break;
       iu = pending_[pending_head_];
       const u8 opcode = iu.len > 0 ? recv_buf(iu.index)[0] : 0xff;
       if (needs_slot(opcode)) {
         slot = take_slot();
         // on_send() calls us again after the release its send completion
         // triggers, and so does the next arrival.
-        if (slot == nullptr) return;
+        if (slot == nullptr) break;
       }
       pending_head_ = (pending_head_ + 1) % cfg_.grant.req_lim_delta;
       pending_count_--;
     }
     dispatch(iu.index, iu.len, slot);
   }
+  gate_.leave();
 }
 
 void Channel::dispatch(u32 index, u32 len, Command* slot) {
@@ -514,13 +530,17 @@ void Channel::dispatch(u32 index, u32 len, Command* slot) {
       return;
     case srp::kILogout:
       // The initiator is done: no response, the channel goes.
+      // Its buffer goes back like that of any IU without a slot: on an SRQ
+      // it is shared with every channel of the device (issue 13, defect 1:
+      // SrqTest.ALogoutGivesItsBufferBack).
       srpt_log(SRPT_LOG_INFO, "channel %s: SRP_I_LOGOUT\n", sess_name_.c_str());
+      give_back(index);
       close(CloseReason::Logout);
       return;
     case srp::kCredRsp:
     case srp::kAerRsp:
       // Answers to requests we never send; they consume no credit.
-      repost(index);
+      give_back(index);
       return;
     default: {
       srpt_log_ratelimited(SRPT_LOG_WARNING,
@@ -530,10 +550,18 @@ void Channel::dispatch(u32 index, u32 len, Command* slot) {
         SpinGuard g(lock_);
         pending_delta_++;  // its credit comes back with the next response
       }
-      repost(index);
+      give_back(index);
       return;
     }
   }
+}
+
+void Channel::give_back(u32 index) {
+  {
+    SpinGuard g(lock_);
+    if (!SRPT_CHECK_FAILED(held_ > 0)) held_--;
+  }
+  repost(index);
 }
 
 void Channel::repost(u32 index) {
@@ -593,23 +621,30 @@ void Channel::on_fetch_done(Command& c, bool ok) {
   sq_return(c);
   // A failed read leaves the QP in the error state: the channel goes.
   if (!ok) close(CloseReason::QueueError);
-  bool closing;
-  {
-    SpinGuard g(lock_);
-    closing = state_ >= State::Closing;
+  // Going on submits and posts: a dispatch, inside the gate. A closing
+  // channel submits nothing more.
+  bool go = gate_.enter();
+  if (go && state() >= State::Closing) {
+    gate_.leave();
+    go = false;
   }
-  if (closing) {
+  if (!go) {
     // No answer can reach the initiator any more, and this may be the
     // flush that the release work's QP destruction waits for (the QP is no
     // longer ours to post on): the slot just goes back, its IU is not
     // reposted (on an SRQ it goes back to the SRQ). The command never
     // reached the target core.
     const u32 index = exchange(c.recv_index, Command::kNoRecv);
-    if (srq_ != nullptr && index != Command::kNoRecv) repost(index);
+    if (srq_ != nullptr && index != Command::kNoRecv) give_back(index);
     c.state = Command::State::RspOnly;
     on_release(c);
     return;
   }
+  submit_fetched(c);
+  gate_.leave();
+}
+
+void Channel::submit_fetched(Command& c) {
   const CmdRefusal refusal = decode_desc_table(
       reinterpret_cast<const u8*>(seg_store(c)), &c.parsed);
   u32 fetched;
@@ -654,7 +689,17 @@ void Channel::submit(Command& c) {
   s.attr = c.parsed.attr;
   s.imm = c.parsed.imm;
   s.imm_len = c.parsed.imm_len;
-  srpt_k_cmd_submit(c.kcmd, sess_, &s);
+  if (srpt_k_cmd_submit(c.kcmd, sess_, &s) == 0) return;
+  // The session is stopping: the target core did not take the command and
+  // holds nothing of it, so the answer is the channel's, as for a refusal
+  // (issue 13, defect 6: ChannelTest.ACommandForAStoppingSessionIs...).
+  srpt_log_ratelimited(SRPT_LOG_INFO, "channel %s: session stopping: command answered BUSY\n",
+                       sess_name_.c_str());
+  c.state = Command::State::RspOnly;
+  RspFields f{};
+  f.tag = c.parsed.tag;
+  f.status = kScsiStatusBusy;
+  send_response(c, f);
 }
 
 void Channel::handle_tsk_mgmt(Command& c, u32 index, u32 len) {
@@ -748,7 +793,7 @@ void Channel::send_response(Command& c, RspFields f, u32 rdma_wrs) {
     req_lim_ += f.req_lim_delta;
   }
   // The credit goes back only once the request's IU is receivable again.
-  if (c.recv_index != Command::kNoRecv) repost(exchange(c.recv_index, Command::kNoRecv));
+  if (c.recv_index != Command::kNoRecv) give_back(exchange(c.recv_index, Command::kNoRecv));
   c.rsp_len = build_srp_rsp(srpt_k_ring_buf(send_ring_, c.index()),
                             cfg_.send_buf_size, f);
   // The response, behind the data-in writes prepared for it.
@@ -847,7 +892,7 @@ void Channel::on_send(u32 index, bool ok) {
 void Channel::on_release(Command& c) {
   if (c.recv_index != Command::kNoRecv) {
     // Released without a response (aborted): its IU still goes back.
-    repost(exchange(c.recv_index, Command::kNoRecv));
+    give_back(exchange(c.recv_index, Command::kNoRecv));
     SpinGuard g(lock_);
     pending_delta_++;
   }

@@ -14,6 +14,7 @@
 //   no ACL admits the initiator                  0x00010006
 //   TPG disabled while the login was in flight   0x00010001
 //   session closed while the login was in flight 0x00010001
+//   channel limit of the session name reached    0x00010006
 // Every refusal logs one rate-limited line naming the initiator, the reason
 // and the cause. The cm_id is adopted by the channel only at the very end,
 // right before the accept: every refusal above leaves it to the caller.
@@ -81,13 +82,10 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
 
   MutexGuard login(login_lock_);
 
-  // Registry lookups: the device, the port, its attributes and enabled TPGs.
-  // TPGs cannot be dropped while login_lock_ is held, so the pointers stay
-  // valid after lock_ is released.
-  constexpr usize kMaxTpgs = 16;
-  Tpg* guid_tpgs[kMaxTpgs];
-  Tpg* gid_tpgs[kMaxTpgs];
-  usize n_guid = 0, n_gid = 0, nexus_channels = 0;
+  // Registry lookups: the device, the port, its attributes and whether it
+  // has an enabled TPG.
+  bool has_tpg = false;
+  usize nexus_channels = 0;
   RefPtr<Port> port;
   RefPtr<SharedRecvQueue> srq;
   LoginLimits limits{};
@@ -119,17 +117,8 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
       limits.max_req_size = min(limits.max_req_size, srq->buf_size());
       limits.required_imm_offset = srq->imm_offset();
     }
-    for (int f = 0; f < kPortNameFormCount; f++) {
-      TargetPort* t = p->tport(static_cast<PortNameForm>(f));
-      if (t == nullptr) continue;
-      for (Tpg& tpg : t->tpgs()) {
-        if (!tpg.enabled()) continue;
-        if (f == static_cast<int>(PortNameForm::Guid) && n_guid < kMaxTpgs)
-          guid_tpgs[n_guid++] = &tpg;
-        else if (f == static_cast<int>(PortNameForm::Gid) && n_gid < kMaxTpgs)
-          gid_tpgs[n_gid++] = &tpg;
-      }
-    }
+    for (int f = 0; f < kPortNameFormCount; f++)
+      if (enabled_tpg(*p, static_cast<PortNameForm>(f), 0) != nullptr) has_tpg = true;
     for (Channel& ch : channels_)
       if (ch.is_nexus(*p, req.initiator_port_id, req.target_port_id) &&
           ch.state() < Channel::State::Closing)
@@ -140,7 +129,7 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   if (!check.ok()) return reject(move(lease), ev, names, req.tag, check.rejection());
   const LoginGrant& grant = check.grant();
 
-  if (n_guid + n_gid == 0)
+  if (!has_tpg)
     return reject(move(lease), ev, names, req.tag,
                   {srp::kRejInsufficientResources, "no enabled TPG on this port"});
   if (grant.multi_channel && nexus_channels >= params_.max_nexus_channels)
@@ -191,10 +180,27 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
       if (ret != -SRPT_EACCES) sess_ret = ret;  // resources beat "no ACL"
     }
   };
-  for (usize i = 0; i < n_guid; i++) try_name(guid_tpgs[i], names.short_name);
-  for (usize i = 0; i < n_gid; i++) {
-    try_name(gid_tpgs[i], names.port_id_0x);
-    try_name(gid_tpgs[i], names.port_id_hex);
+  // Every enabled TPG of the port, however many (issue 13, defect 7:
+  // SessionNameTest.EveryEnabledTpgOfThePortIsTried). Looked up one at a
+  // time under lock_, tried without it: TPGs cannot be dropped while
+  // login_lock_ is held, so the one found stays valid. A TPG disabled
+  // meanwhile shifts the count and may hide the next one from this login:
+  // it is then refused (as it would be at commit in that TPG) and the
+  // initiator's next login sees the new set.
+  auto tpg_at = [&](PortNameForm f, usize k) {
+    MutexGuard guard(lock_);
+    return enabled_tpg(*port, f, k);
+  };
+  for (usize k = 0; sess == nullptr; k++) {
+    Tpg* tpg = tpg_at(PortNameForm::Guid, k);
+    if (tpg == nullptr) break;
+    try_name(tpg, names.short_name);
+  }
+  for (usize k = 0; sess == nullptr; k++) {
+    Tpg* tpg = tpg_at(PortNameForm::Gid, k);
+    if (tpg == nullptr) break;
+    try_name(tpg, names.port_id_0x);
+    try_name(tpg, names.port_id_hex);
   }
   if (sess == nullptr) {
     ch->abort_login();
@@ -217,13 +223,20 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   // either). Registration and the SINGLE takeover decision happen under the
   // registry lock.
   bool terminated_others = false, others = false;
-  const char* gone = nullptr;
+  Rejection refused{0, nullptr};
   {
     MutexGuard guard(lock_);
     if (!ch->tpg()->enabled()) {
-      gone = "TPG disabled while the login was in flight";
+      refused = {srp::kRejInsufficientResources,
+                 "TPG disabled while the login was in flight"};
     } else if (ch->state() >= Channel::State::Closing) {
-      gone = "session closed while the login was in flight";
+      refused = {srp::kRejInsufficientResources,
+                 "session closed while the login was in flight"};
+    } else if (session_channels(*ch, grant.multi_channel) >=
+               params_.max_nexus_channels) {
+      refused = {srp::kRejChannelLimitReached,
+                 "max_channels_per_nexus channels already logged in under this "
+                 "session name"};
     } else {
       ch->add_ref();  // the registry's reference, dropped by the release work
       channels_.push_back(*ch);
@@ -238,10 +251,9 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
       }
     }
   }
-  if (gone != nullptr) {
+  if (refused.cause != nullptr) {
     ch->abort_login();
-    return reject(move(lease), ev, names, req.tag,
-                  {srp::kRejInsufficientResources, gone});
+    return reject(move(lease), ev, names, req.tag, refused);
   }
 
   srp::LoginRsp rsp{};
@@ -276,6 +288,32 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
            grant.immediate ? ", immediate data" : "", srq ? ", SRQ" : "",
            terminated_others ? ", older channels terminated" : "");
   return LoginVerdict::channel_owns(move(adoption.proof));
+}
+
+Tpg* Target::enabled_tpg(Port& port, PortNameForm form, usize k) {
+  TargetPort* t = port.tport(form);
+  if (t == nullptr) return nullptr;
+  for (Tpg& tpg : t->tpgs()) {
+    if (!tpg.enabled()) continue;
+    if (k == 0) return &tpg;
+    k--;
+  }
+  return nullptr;
+}
+
+// The initiator port id, and so the nexus, is the initiator's to choose:
+// what bounds one admitted initiator is its session name (its ACL) in the
+// TPG (issue 13, defect 5: NexusLimitTest.LoginsBeyondTheLimitUnderOne...).
+// A SINGLE login replaces the channels of its own nexus: those do not count.
+usize Target::session_channels(const Channel& ch, bool multi) {
+  usize n = 0;
+  for (Channel& other : channels_) {
+    if (&other == &ch || !other.same_session(ch)) continue;
+    if (!multi && other.same_nexus(ch)) continue;
+    if (other.state() >= Channel::State::Closing) continue;
+    n++;
+  }
+  return n;
 }
 
 void Target::show_channels(srpt_k_seq* seq) {

@@ -104,7 +104,9 @@ Result<Device*> Target::add_device(srpt_k_device* kdev,
 }
 
 void Target::remove_device(Device* dev) {
-  MutexGuard login(login_lock_);
+  // 1. Unlisted, ports detached, TPGs disabled: a login that looks the
+  //    device up from now on is refused, and one in flight is refused when
+  //    it commits (it re-checks its TPG).
   {
     MutexGuard guard(lock_);
     devices_.remove(*dev);
@@ -121,6 +123,14 @@ void Target::remove_device(Device* dev) {
       }
     }
   }
+  // 2. The IB/CM listener, without login_lock_: destroying it waits for its
+  //    running REQ callbacks, which may wait for login_lock_ (issue 13,
+  //    defect 3: RegistryTest.DeviceRemovalDestroysTheListenerWithout...).
+  if (dev->ib_listener != nullptr) srpt_k_listener_destroy(exchange(dev->ib_listener, nullptr));
+  // 3. Logins still in flight on the device (RDMA/CM ones, whose listener
+  //    is not the device's) end before its channels are closed, and the
+  //    SRQ field is stable (device.h).
+  MutexGuard login(login_lock_);
   // Its channels use the device's queues: all go before the device does.
   close_channels_and_wait(
       [dev](Channel& ch) {
@@ -129,7 +139,6 @@ void Target::remove_device(Device* dev) {
         return false;
       },
       CloseReason::DeviceRemoved);
-  if (dev->ib_listener != nullptr) srpt_k_listener_destroy(exchange(dev->ib_listener, nullptr));
   // Ports referenced by target ports survive this; the rest go now.
   destroy(dev);
 }

@@ -467,8 +467,8 @@ static unsigned char *srpt_k_cdb(struct srpt_k_cmd *cmd,
 	return cmd->cdb;
 }
 
-void srpt_k_cmd_submit(struct srpt_k_cmd *cmd, struct srpt_k_session *sess,
-		       const struct srpt_cmd_submit *s)
+int srpt_k_cmd_submit(struct srpt_k_cmd *cmd, struct srpt_k_session *sess,
+		      const struct srpt_cmd_submit *s)
 {
 	struct se_session *se_sess = (struct se_session *)sess;
 	struct se_cmd *se_cmd = &cmd->se_cmd;
@@ -487,15 +487,14 @@ void srpt_k_cmd_submit(struct srpt_k_cmd *cmd, struct srpt_k_session *sess,
 	ret = target_init_cmd(se_cmd, se_sess, cmd->sense, s->lun,
 			      s->data_len, srpt_k_task_attr(s->attr),
 			      srpt_k_data_dir(s->dir), TARGET_SCF_ACK_KREF);
-	if (ret) {
-		/*
-		 * The session is stopping. BUSY goes out through
-		 * queue_status like any response; the one reference left is
-		 * dropped by srpt_k_cmd_free().
-		 */
-		target_send_busy(se_cmd);
-		return;
-	}
+	/*
+	 * The session is stopping: target_get_sess_cmd() took no session
+	 * reference, so the target core must not see this command again
+	 * (target_send_busy() would drop a reference never taken). The core
+	 * answers BUSY itself.
+	 */
+	if (ret)
+		return ret;
 
 	if (s->imm) {
 		/*
@@ -513,8 +512,9 @@ void srpt_k_cmd_submit(struct srpt_k_cmd *cmd, struct srpt_k_session *sess,
 	 */
 	if (target_submit_prep(se_cmd, srpt_k_cdb(cmd, s), imm, imm ? 1 : 0,
 			       NULL, 0, NULL, 0, GFP_KERNEL))
-		return;
+		return 0;
 	target_submit(se_cmd);
+	return 0;
 }
 
 /* --- task management ----------------------------------------------------- */

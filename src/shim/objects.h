@@ -54,6 +54,12 @@ void srpt_shim_device_put(struct srpt_k_device *kdev);
 /* A channel's CQ and QP (include/srpt/abi/queue.h). */
 struct srpt_k_qp {
 	enum srpt_cm_kind kind;
+	/*
+	 * IB/CM: cm.ib is cleared under cm_lock by srpt_k_qp_error(), which
+	 * the core calls before it destroys the cm_id (and the QP after it):
+	 * the QP event handler then no longer reaches the cm_id.
+	 */
+	spinlock_t cm_lock;
 	union {
 		struct ib_cm_id *ib;
 		struct rdma_cm_id *rdma;

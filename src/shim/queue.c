@@ -71,6 +71,7 @@ static u32 srpt_k_rw_factor(struct ib_device *ib_dev, u32 port_num)
 static void srpt_k_qp_event(struct ib_event *event, void *ptr)
 {
 	struct srpt_k_qp *qp = ptr;
+	unsigned long flags;
 
 	if (event->event == IB_EVENT_QP_LAST_WQE_REACHED) {
 		WRITE_ONCE(qp->kdev->raises_last_wqe, true);
@@ -79,11 +80,19 @@ static void srpt_k_qp_event(struct ib_event *event, void *ptr)
 	}
 	if (event->event != IB_EVENT_COMM_EST)
 		return;
-	/* SAFETY: the QP is destroyed before its cm id (queue.h). */
-	if (qp->kind == SRPT_CM_IB)
-		ib_cm_notify(qp->cm.ib, event->event);
-	else
+	if (qp->kind == SRPT_CM_RDMA) {
+		/* SAFETY: an RDMA/CM QP is destroyed before its cm id (queue.h). */
 		rdma_notify(qp->cm.rdma, event->event);
+		return;
+	}
+	/*
+	 * SAFETY: an IB/CM channel's cm id goes before its QP, but only after
+	 * srpt_k_qp_error() cleared cm.ib under cm_lock (queue.h).
+	 */
+	spin_lock_irqsave(&qp->cm_lock, flags);
+	if (qp->cm.ib)
+		ib_cm_notify(qp->cm.ib, event->event);
+	spin_unlock_irqrestore(&qp->cm_lock, flags);
 }
 
 int srpt_shim_modify_qp(struct srpt_k_qp *qp, struct ib_qp_attr *attr,
@@ -132,6 +141,7 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	if (!qp)
 		return -ENOMEM;
 	qp->kind = kind;
+	spin_lock_init(&qp->cm_lock);
 	if (kind == SRPT_CM_IB)
 		qp->cm.ib = (struct ib_cm_id *)cm;
 	else
@@ -237,6 +247,8 @@ err_free:
 int srpt_k_qp_ready(struct srpt_k_qp *qp)
 {
 	struct ib_qp_attr attr = {};
+	struct ib_cm_id *cm;
+	unsigned long flags;
 	int mask;
 	int ret;
 
@@ -244,9 +256,18 @@ int srpt_k_qp_ready(struct srpt_k_qp *qp)
 	if (qp->kind == SRPT_CM_RDMA)
 		return 0;
 
+	spin_lock_irqsave(&qp->cm_lock, flags);
+	cm = qp->cm.ib;
+	spin_unlock_irqrestore(&qp->cm_lock, flags);
+	/* The channel is closing (srpt_k_qp_error() ran). */
+	if (!cm)
+		return -ENOTCONN;
 	attr.qp_state = IB_QPS_RTS;
-	/* SAFETY: the cm_id outlives the QP (queue.h). */
-	ret = ib_cm_init_qp_attr(qp->cm.ib, &attr, &mask);
+	/*
+	 * SAFETY: called from the RTU callback of this cm id, which its
+	 * destruction waits for.
+	 */
+	ret = ib_cm_init_qp_attr(cm, &attr, &mask);
 	if (ret)
 		return ret;
 	return srpt_shim_modify_qp(qp, &attr, mask);
@@ -255,6 +276,13 @@ int srpt_k_qp_ready(struct srpt_k_qp *qp)
 int srpt_k_qp_error(struct srpt_k_qp *qp)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_ERR };
+	unsigned long flags;
+
+	if (qp->kind == SRPT_CM_IB) {
+		spin_lock_irqsave(&qp->cm_lock, flags);
+		qp->cm.ib = NULL;
+		spin_unlock_irqrestore(&qp->cm_lock, flags);
+	}
 
 	return ib_modify_qp(qp->ib_qp, &attr, IB_QP_STATE);
 }

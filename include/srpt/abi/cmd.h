@@ -50,12 +50,14 @@ struct srpt_cmd_submit {
 	uint32_t imm_len;
 };
 /*
- * Hands the command to the target core. It answers through the
- * srpt_core_cmd_* callbacks, also when it refuses the command (busy, check
- * condition), so the return value only says whether that will happen.
+ * Hands the command to the target core. 0: it took the command and answers
+ * through the srpt_core_cmd_* callbacks, also when it refuses it (check
+ * condition). Negative (-ESHUTDOWN: the session is stopping): it did not
+ * take it and holds nothing of it; no callback follows and the slot is the
+ * caller's again, which answers the initiator itself.
  */
-void srpt_k_cmd_submit(struct srpt_k_cmd *cmd, struct srpt_k_session *sess,
-		       const struct srpt_cmd_submit *s) SRPT_NOEXCEPT;
+int srpt_k_cmd_submit(struct srpt_k_cmd *cmd, struct srpt_k_session *sess,
+		      const struct srpt_cmd_submit *s) SRPT_NOEXCEPT;
 /* After the data-out RDMA reads completed. */
 void srpt_k_cmd_execute(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
 /*

@@ -40,15 +40,20 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 		     struct srpt_k_device *kdev, uint32_t port_num,
 		     struct srpt_qp_params *params,
 		     struct srpt_k_qp **out) SRPT_NOEXCEPT;
-/* IB/CM after RTU: RTS. */
+/* IB/CM after RTU: RTS (non-zero once srpt_k_qp_error() ran). */
 int srpt_k_qp_ready(struct srpt_k_qp *qp) SRPT_NOEXCEPT;
-/* Moves the QP to the error state: every posted request completes, flushed. */
+/*
+ * Moves the QP to the error state: every posted request completes, flushed.
+ * IB/CM: the QP forgets its cm_id (QP events no longer reach it), so the
+ * cm_id may be destroyed before the QP from here on.
+ */
 int srpt_k_qp_error(struct srpt_k_qp *qp) SRPT_NOEXCEPT;
 /*
  * Waits until every posted request has completed (ib_drain_qp), then
  * destroys the QP and returns the CQ. Process context, not a completion
- * callback of this QP (those deliver the drain), and before the cm_id is
- * destroyed (QP events and rdma_destroy_qp() use it).
+ * callback of this QP (those deliver the drain). RDMA/CM: before the cm_id
+ * is destroyed (rdma_destroy_qp() and QP events use it); IB/CM: before it,
+ * or after it once srpt_k_qp_error() ran.
  */
 void srpt_k_qp_destroy(struct srpt_k_qp *qp) SRPT_NOEXCEPT;
 

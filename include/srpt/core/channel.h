@@ -30,7 +30,10 @@
 //
 // Locking: lock_ (a spinlock, class SRPT_LOCK_CHANNEL) guards the state, the
 // free slot list, deferred/waiting IUs and the credit counters. Nothing that
-// sleeps or calls out of the module runs under it.
+// sleeps or calls out of the module runs under it. gate_ (dispatch_gate.h)
+// has its own spinlock, never taken under lock_ nor the other way round:
+// every dispatch runs inside it, and the release work closes it and waits
+// before the session and the QP go.
 #pragma once
 
 #include <srpt/abi/cm.h>
@@ -39,6 +42,7 @@
 #include <srpt/abi/session.h>
 #include <srpt/core/cm_id.h>
 #include <srpt/core/command.h>
+#include <srpt/core/dispatch_gate.h>
 #include <srpt/core/initiator_name.h>
 #include <srpt/core/login_policy.h>
 #include <srpt/core/port.h>
@@ -135,6 +139,10 @@ class Channel : public RefCounted<Channel> {
   bool is_nexus(const Port& port, const u8 (&i_port_id)[16],
                 const u8 (&t_port_id)[16]) const;
   bool same_nexus(const Channel& o) const;
+  // Logged in under the same session name (ACL) of the same TPG.
+  bool same_session(const Channel& o) const {
+    return tpg_ == o.tpg_ && sess_name_.view() == o.sess_name_.view();
+  }
   Port& port() const { return *cfg_.port; }
   Tpg* tpg() const { return tpg_; }
   srpt_cm_kind kind() const { return cfg_.kind; }
@@ -159,14 +167,16 @@ class Channel : public RefCounted<Channel> {
 
  private:
   friend class RefPtr<Channel>;
-  Channel(const Config& cfg, SpinLock lock);
+  Channel(const Config& cfg, SpinLock lock, DispatchGate gate);
 
   static void release_work_fn(void* arg);
   void release();
   void destroy_cm();
   void destroy_resources();
 
+  // Acts on one request IU taken off the FIFO; only inside gate_.
   void dispatch(u32 index, u32 len, Command* slot);
+  void submit_fetched(Command& c);
   void handle_cmd(Command& c, u32 index, u32 len);
   void refuse(Command& c, const srp::Tag& tag, CmdRefusal why);
   // Send-queue room (see sq_avail_). sq_reserve: true when `need` work
@@ -187,6 +197,8 @@ class Channel : public RefCounted<Channel> {
   // The request IU buffer `index` is receivable again: posted on the
   // channel's own receive queue, or given back to the SRQ.
   void repost(u32 index);
+  // A buffer counted in held_ is receivable again (repost).
+  void give_back(u32 index);
   // SRQ: the IUs still pending go back to the SRQ (release, abort).
   void return_pending_to_srq();
   // Drops the SRQ reference (after the QP is gone and every buffer is back).
@@ -204,6 +216,9 @@ class Channel : public RefCounted<Channel> {
 
   Config cfg_;
   SpinLock lock_;
+  // Dispatches (process_waiting, on_fetch_done) run inside it; the release
+  // work closes it and waits before the session and the QP go.
+  DispatchGate gate_;
   OwnedCmId cm_;
   srpt_k_qp* qp_ = nullptr;
   srpt_k_ring* recv_ring_ = nullptr;   // null on an SRQ
@@ -238,6 +253,9 @@ class Channel : public RefCounted<Channel> {
   PendingIu* pending_ SRPT_PT_GUARDED_BY(lock_) = nullptr;  // recv_depth entries
   u32 pending_head_ SRPT_GUARDED_BY(lock_) = 0;
   u32 pending_count_ SRPT_GUARDED_BY(lock_) = 0;
+  // Request IU buffers the channel holds while live: the pending ones and
+  // those of its commands. At most the credits granted (recv_depth).
+  u32 held_ SRPT_GUARDED_BY(lock_) = 0;
   // Credits consumed by requests that got no response, returned with the
   // next response.
   u32 pending_delta_ SRPT_GUARDED_BY(lock_) = 0;

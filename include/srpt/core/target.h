@@ -6,7 +6,9 @@
 // Locks, in the order they are taken:
 //   login_lock_  (mutex) serialises logins with whatever removes what a
 //                login uses: TPG drop and disable, device removal. Held across
-//                a whole login, including target-core session setup.
+//                a whole login, including target-core session setup. Never
+//                held while destroying a listener: that waits for running
+//                REQ callbacks, which wait for this lock.
 //   lock_        (mutex) the registry: device list, port attachment and
 //                target ports, TPG lists and enabled flags, channel list,
 //                listener state. Never held while calling into the target
@@ -90,6 +92,11 @@ class Target : Pinned {
   // Closes every channel `match` selects and waits for each to be released.
   template <class Match>
   void close_channels_and_wait(Match match, CloseReason why) SRPT_EXCLUDES(lock_);
+  // Live channels other than `ch` under its session name in its TPG; for a
+  // SINGLE login (!multi) not those of its own nexus, which it replaces.
+  usize session_channels(const Channel& ch, bool multi) SRPT_REQUIRES(lock_);
+  // The k-th enabled TPG (from 0) of the port's target port named in `form`.
+  Tpg* enabled_tpg(Port& port, PortNameForm form, usize k) SRPT_REQUIRES(lock_);
   LoginVerdict reject(CmIdLease&& lease, const srpt_login_event& ev,
                       const SessionNames& names, const srp::Tag& tag,
                       const Rejection& r);

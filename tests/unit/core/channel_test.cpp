@@ -845,6 +845,61 @@ Bytes ExternalTable(uint32_t n, uint32_t seg) {
   return b;
 }
 
+// Issue 13, defect 6: a command that arrives while the target core stops the
+// session never reaches it (target_init_cmd refuses it); the channel itself
+// answers BUSY and gives the slot back, with nothing of the target core's to
+// release.
+TEST_F(ChannelTest, ACommandForAStoppingSessionIsAnsweredBusyByTheChannel) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  ASSERT_EQ(1u, fake::sessions().size());
+  fake::sessions()[0]->stopped = true;
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  ASSERT_EQ(1u, Sent(o).size());
+  const RspView r = LastRsp(o);
+  EXPECT_EQ(srp::kRsp, r.opcode);
+  EXPECT_EQ(0x08, r.status) << "BUSY";
+  EXPECT_EQ(1u, r.req_lim_delta);
+  EXPECT_EQ(1u, Snap(o).busy_slots);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_EQ(0u, fake::count_calls("srpt_k_cmd_free"))
+      << "the target core holds no reference to drop";
+  EXPECT_EQ(64u, Snap(o).req_lim);
+}
+
+// Issue 13, defect 2: the release work runs (on another kernel thread) at the
+// very moment a dispatch posts its response; it must wait for that dispatch
+// before the QP goes.
+TEST_F(ChannelTest, ReleaseWaitsForADispatchThatIsPosting) {
+  for (srpt_cm_kind kind : {SRPT_CM_IB, SRPT_CM_RDMA}) {
+    SCOPED_TRACE(kind == SRPT_CM_IB ? "IB/CM" : "RDMA/CM");
+    const Outcome o = LiveChannel(kind);
+    srpt_k_qp* const qp = Qp(o);
+    // Keeps the channel's memory for the checks below, whatever the release
+    // does.
+    srpt::RefPtr<Channel> keep(&Chan(o));
+    int releaser = -1;
+    fake::on_next_call("srpt_k_post_send", [&] {
+      releaser = fake::spawn_thread([&] {
+        fake::cm_event(o.id, SRPT_CM_EV_DISCONNECT);
+        fake::run_works_on_this_thread();
+      });
+    });
+    // Refused by the channel (too short for an SRP_CMD): its response is
+    // posted from the dispatch itself.
+    Receive(o, SimpleIu(srp::kCmd, 5, 20));
+    EXPECT_NE(-1, releaser);
+    EXPECT_EQ(0u, fake::run_threads());
+    EXPECT_TRUE(fake::thread_finished(releaser));
+    ExpectReleasedByChannel(o);
+    const uint64_t posted = fake::find_call("srpt_k_post_send", qp);
+    const uint64_t gone = fake::find_call("srpt_k_qp_destroy", qp);
+    EXPECT_NE(0u, posted);
+    EXPECT_LT(posted, gone) << fake::trace_dump();
+    EXPECT_TRUE(fake::take_violations().empty());
+  }
+}
+
 }  // namespace
 
 class ExternalTableTest : public ChannelTest {

@@ -311,3 +311,32 @@ TEST_F(NexusLimitTest, ClosingChannelsDoNotCount) {
   fake::cm_event(chans[0].id, SRPT_CM_EV_DISCONNECT);
   ExpectAccepted(Login(r));
 }
+
+// Issue 13, defect 5: the initiator port id is the initiator's to choose, so
+// the nexus limit alone does not bound one admitted host. Channels logged in
+// under one session name (one ACL) are bounded by the same limit, SINGLE
+// logins of new nexuses included.
+TEST_F(NexusLimitTest, LoginsBeyondTheLimitUnderOneSessionNameAre00010006) {
+  const uint32_t limit = static_cast<uint32_t>(DefaultParams().max_channels_per_nexus);
+  for (uint32_t i = 0; i < limit; i++) {
+    LoginReq r = GoodReq(SRPT_CM_IB);
+    r.flags = i % 2 ? srpt::srp::kMultiChanMulti : srpt::srp::kMultiChanSingle;
+    r.i_port_id = MakeId(0x100 + i, kInitiatorGuid);  // a new nexus each time
+    ASSERT_EQ(0, Login(r).ret) << "login " << i << "\n" << fake::log_dump();
+  }
+  for (uint8_t flags : {srpt::srp::kMultiChanMulti, srpt::srp::kMultiChanSingle}) {
+    LoginReq r = GoodReq(SRPT_CM_IB);
+    r.flags = flags;
+    r.i_port_id = MakeId(0x999, kInitiatorGuid);
+    r.tag = 0x78;
+    ExpectRejected(Login(r), kRejChannelLimitReached, 0x78);
+  }
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "under this session name"))
+      << fake::log_dump();
+  // A SINGLE login of a nexus that has channels replaces them: accepted.
+  LoginReq again = GoodReq(SRPT_CM_IB);
+  again.i_port_id = MakeId(0x100, kInitiatorGuid);
+  const Outcome single = Login(again);
+  ExpectAccepted(single);
+  EXPECT_EQ(srpt::srp::kRspTerminated, Rsp(single).rsp_flags);
+}

@@ -103,7 +103,7 @@ TEST_F(LoginResourceTest, EveryAllocationOfASmallChannelFailsInTurn) {
 
 TEST_F(LoginResourceTest, EveryAllocationOfAFullChannelFailsInTurn) {
   const size_t points = WalkAllocations(SRPT_CM_IB);
-  EXPECT_EQ(4u + 64 + 3 + 1 + 64 + 3, points);
+  EXPECT_EQ(6u + 64 + 3 + 1 + 64 + 3, points);
 }
 
 TEST_F(LoginResourceTest, EachKernelResourceFailingIs00010001) {
@@ -199,21 +199,26 @@ TEST_F(LoginResourceTest, TpgDroppedWhileTheLoginIsInFlightIs00010001) {
 }
 
 TEST_F(LoginResourceTest, DeviceRemovedWhileTheLoginIsInFlight) {
-  // Removal waits for the login lock before it changes anything: the login
-  // succeeds, then the removal releases the new channel.
+  // Removal disables the device's TPGs at once, then destroys the IB/CM
+  // listener, which waits for the running REQ callback (not for the login
+  // lock, issue 13 defect 3): the login sees its TPG disabled when it
+  // commits and is refused; then the removal finishes.
   int remover = -1;
   fake::on_session_create([&](srpt_k_session*) {
     fake::on_session_create(nullptr);
     remover = fake::spawn_thread([&] { RemoveDevice(cdev_); });
   });
   const Outcome o = Login(GoodReq(SRPT_CM_IB));
-  ExpectAccepted(o);
-  EXPECT_FALSE(fake::thread_finished(remover));
+  ExpectRejected(o, kRejInsufficientResources);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "TPG disabled while the login was in flight"))
+      << fake::log_dump();
+  EXPECT_FALSE(fake::thread_finished(remover)) << "the listener waits for the callback";
   EXPECT_EQ(0u, fake::run_threads());
   EXPECT_TRUE(fake::thread_finished(remover));
-  ExpectReleasedByChannel(o);
+  cdev_ = nullptr;
   EXPECT_EQ(0u, fake::live_listeners());
-  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "RDMA device removed")) << fake::log_dump();
+  EXPECT_EQ(0u, fake::live_sessions());
+  EXPECT_EQ(0u, fake::live_qps());
 }
 
 TEST_F(LoginResourceTest, AcceptFailingAfterAdoptionReturnsZeroAndReleases) {

@@ -186,3 +186,22 @@ TEST_F(AclNameTest, RefusesEverythingElseAndSaysWhy) {
   EXPECT_TRUE(fake::logged(SRPT_LOG_ERR, "ACL name \"garbage\" is none of"))
       << fake::log_dump();
 }
+
+// Issue 13, defect 7: every enabled TPG of the port is tried, not only the
+// first 16 of each port-name form (the rest were skipped without a word).
+TEST_F(SessionNameTest, EveryEnabledTpgOfThePortIsTried) {
+  fake::disallow_initiator(KTpg(tpg_), kInitiatorGuidName);
+  constexpr int kMore = 20;
+  srpt_core_tpg* last = nullptr;
+  for (int i = 0; i < kMore; i++) {
+    srpt_core_tpg* tpg = nullptr;
+    ASSERT_EQ(0, MakeTpg(tport_, ("more_" + std::to_string(i)).c_str(), &tpg));
+    ASSERT_EQ(0, srpt_core_tpg_enable(tpg, 1));
+    last = tpg;
+  }
+  fake::allow_initiator(KTpg(last), kInitiatorGuidName);
+  ExpectAccepted(Login(GoodReq(SRPT_CM_IB)));
+  EXPECT_EQ(static_cast<size_t>(kMore + 1), fake::session_attempts().size());
+  ASSERT_FALSE(fake::sessions().empty());
+  EXPECT_EQ(KTpg(last), fake::sessions().back()->tpg);
+}

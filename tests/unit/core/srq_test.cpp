@@ -144,6 +144,47 @@ TEST_F(SrqTest, IusWaitingForTheRtuGoBackWhenTheChannelCloses) {
   EXPECT_EQ(kSrqSize, SrqPosted()) << "the release work gave the waiting IUs back";
 }
 
+// Issue 13, defect 1: SRP_I_LOGOUT takes no slot and gets no response; its
+// buffer must still go back to the SRQ, or every logout leaks one and the
+// device's SRQ runs dry for every channel on it.
+TEST_F(SrqTest, ALogoutGivesItsBufferBack) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  Receive(o, SimpleIu(srp::kILogout, 9));
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  EXPECT_EQ(kSrqSize, SrqPosted()) << "the logout's IU went back to the SRQ";
+}
+
+// srpt_srq_size at its minimum: more logout cycles than the SRQ has buffers.
+class SmallSrqTest : public SrqTest {
+ protected:
+  static constexpr size_t kSmall = 4;
+  srpt_params SetUpParams() const override {
+    srpt_params p = DefaultParams();
+    p.srpt_srq_size = kSmall;
+    return p;
+  }
+};
+
+TEST_F(SmallSrqTest, MoreLogoutsThanSrqBuffersLeaveTheSrqFull) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  ASSERT_EQ(kSmall, SrqPosted());
+  for (size_t i = 0; i < 4 * kSmall; i++) {
+    const Outcome o = LiveChannel(i % 2 ? SRPT_CM_RDMA : SRPT_CM_IB);
+    Receive(o, SimpleIu(srp::kILogout, i));
+    RunWorks();
+    ExpectReleasedByChannel(o);
+    ASSERT_EQ(kSmall, SrqPosted()) << "cycle " << i;
+  }
+  // The next channel's command is still served from the SRQ.
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  ASSERT_EQ(1u, fake::submissions().size());
+  Answer(fake::submissions()[0].cmd);
+  EXPECT_EQ(kSmall, SrqPosted());
+}
+
 TEST_F(SrqTest, IusBeyondTheCreditsCloseTheChannel) {
   ASSERT_EQ(0, SetUseSrq("1"));
   const Outcome o = Login(GoodReq(SRPT_CM_IB));
@@ -160,6 +201,23 @@ TEST_F(SrqTest, IusBeyondTheCreditsCloseTheChannel) {
   RunWorks();
   ExpectReleasedByChannel(o);
   EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "more request IUs than credits"));
+  EXPECT_EQ(kSrqSize, SrqPosted());
+}
+
+// Issue 13, defect 5: a live channel holds at most its credits in SRQ
+// buffers, whether they wait for a slot or are held by its commands.
+TEST_F(SrqTest, IusBeyondTheCreditsCloseALiveChannelWhoseCommandsHoldThem) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  for (int i = 0; i < 64; i++) Receive(o, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_EQ(64u, fake::submissions().size());
+  EXPECT_EQ(kSrqSize - 64, SrqPosted());
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "request IU beyond its 64 credits"));
+  EXPECT_EQ(kSrqSize - 64, SrqPosted()) << "the excess IU went back at once";
+  RunWorks();
+  ExpectReleasedByChannel(o);
   EXPECT_EQ(kSrqSize, SrqPosted());
 }
 

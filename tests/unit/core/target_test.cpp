@@ -205,6 +205,19 @@ TEST_F(RegistryTest, DeviceRemovalDisablesAndDetaches) {
   EXPECT_EQ(2u, fake::live_mutexes()) << "the Target's registry and login locks";
 }
 
+// Issue 13, defect 3: destroying the IB/CM listener waits for its running
+// REQ callbacks, which wait for the login lock: removal must not hold it
+// there (the fake's listener destroy records a violation when it is held).
+TEST_F(RegistryTest, DeviceRemovalDestroysTheListenerWithoutTheLoginLock) {
+  FakeDevice dev = TwoPortDevice();
+  srpt_core_device* cdev = nullptr;
+  ASSERT_EQ(0, AddDevice(dev, &cdev));
+  ASSERT_EQ(1u, fake::live_listeners());
+  RemoveDevice(cdev);
+  EXPECT_EQ(0u, fake::live_listeners());
+  EXPECT_TRUE(fake::take_violations().empty());
+}
+
 TEST_F(RegistryTest, DeviceRemovalWithTportsOnBothPorts) {
   FakeDevice dev = TwoPortDevice();
   srpt_core_device* cdev = nullptr;

@@ -255,9 +255,19 @@ extern "C" void srpt_k_listener_destroy(srpt_k_listener* l) noexcept {
                            static_cast<void*>(l));
     return;
   }
-  if (s.logins_running > 0)
+  // ib_destroy_cm_id / rdma_destroy_id wait for the listener's running REQ
+  // callbacks: a spawned kernel thread sleeps until they returned; from
+  // inside one (the CM's thread, which cannot block here) it never returns.
+  if (s.logins_running > 0 &&
+      !(fake::current_thread_can_block() &&
+        fake::block_until([&s] { return s.logins_running == 0; })))
     fake::record_violation("srpt_k_listener_destroy inside a connection request "
                            "callback: it waits for that callback (deadlock)");
+  // A login takes the login lock: holding it here deadlocks with a login in
+  // flight (issue 13, defect 3).
+  if (fake::holds_mutex_of_class(SRPT_LOCK_LOGIN))
+    fake::record_violation("srpt_k_listener_destroy with the login lock held: it "
+                           "waits for REQ callbacks that wait for that lock");
   s.listeners.erase(l);
   delete l;
 }

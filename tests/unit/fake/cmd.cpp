@@ -250,22 +250,25 @@ extern "C" void srpt_k_cmd_destroy(srpt_k_cmd* cmd) noexcept {
   fake::graveyard().push_back(cmd);  // posted work may still name it
 }
 
-extern "C" void srpt_k_cmd_submit(srpt_k_cmd* cmd, srpt_k_session* sess,
-                                  const srpt_cmd_submit* s) noexcept {
+extern "C" int srpt_k_cmd_submit(srpt_k_cmd* cmd, srpt_k_session* sess,
+                                 const srpt_cmd_submit* s) noexcept {
   fake::might_sleep("srpt_k_cmd_submit");
   fake::trace("srpt_k_cmd_submit", cmd, static_cast<int64_t>(s->tag));
-  if (!fake::live_cmd(cmd, "srpt_k_cmd_submit")) return;
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_submit")) return -SRPT_EINVAL;
   if (cmd->active) {
     fake::record_violation("srpt_k_cmd_submit(command #%d): its previous command "
                            "was not released", cmd->serial);
-    return;
+    return -SRPT_EINVAL;
   }
   const auto all = fake::sessions();
   if (std::find(all.begin(), all.end(), sess) == all.end()) {
     fake::record_violation("srpt_k_cmd_submit(command #%d): %p is not a live "
                            "session", cmd->serial, static_cast<void*>(sess));
-    return;
+    return -SRPT_EINVAL;
   }
+  // target_init_cmd() failed (target_get_sess_cmd: the session is
+  // stopping): nothing reached the target core.
+  if (sess->stopped) return -SRPT_ESHUTDOWN;
   fake::Submission sub{};
   sub.cmd = cmd;
   sub.sess = sess;
@@ -287,7 +290,7 @@ extern "C" void srpt_k_cmd_submit(srpt_k_cmd* cmd, srpt_k_session* sess,
   fake::drop_contexts(cmd);
   fake::set_cmd_result(cmd, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, s->data_len});
   sess->active_cmds++;
-  if (sess->stopped) fake::target_core_answers(cmd, 0x08);  // target_send_busy
+  return 0;
 }
 
 extern "C" void srpt_k_cmd_execute(srpt_k_cmd* cmd) noexcept {

@@ -11,7 +11,8 @@
 // posted on the QP and completed with complete_rdma_read() (or flushed);
 // srpt_k_cmd_fail() answers CHECK CONDITION through queue_status at once, as
 // transport_generic_request_failure() does; a submission to a stopped
-// session is answered BUSY the same way. srpt_k_cmd_submit_tmf() records a
+// session is refused with -ESHUTDOWN and records nothing, as
+// target_init_cmd() does (the core answers BUSY). srpt_k_cmd_submit_tmf() records a
 // task management request; the test answers it with answer_tmf() (queue_tm_rsp)
 // or aborts it; a stopped session refuses it with -ESHUTDOWN, as
 // target_submit_tmr() does, holding nothing.

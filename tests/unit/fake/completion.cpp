@@ -6,6 +6,7 @@
 #include "fault.h"
 #include "lock.h"
 #include "loop.h"
+#include "thread.h"
 #include "trace.h"
 #include "violation.h"
 
@@ -83,7 +84,12 @@ extern "C" int srpt_k_wait(srpt_k_completion* c, uint32_t ms) noexcept {
   }
   c->waits++;
   while (!c->done) {
-    if (!fake::run_one_pending()) break;
+    if (!fake::run_one_pending()) {
+      // A spawned kernel thread sleeps until another one completes it.
+      if (fake::current_thread_can_block() && fake::block_until([c] { return c->done; }))
+        continue;
+      break;
+    }
     if (!fake::is_live(c)) {
       fake::record_violation("srpt_k_wait: the completion was destroyed while "
                              "waited on");

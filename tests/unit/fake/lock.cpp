@@ -134,6 +134,12 @@ size_t live_mutexes_of_class(srpt_lock_class cls) {
   for (const FakeLock* l : state().live) n += !l->spin && l->cls == cls;
   return n;
 }
+bool holds_mutex_of_class(srpt_lock_class cls) {
+  const int me = current_thread();
+  for (const FakeLock* l : state().held)
+    if (!l->spin && l->cls == cls && l->owner == me) return true;
+  return false;
+}
 size_t live_spinlocks() { return count(true, false); }
 size_t held_mutexes() { return count(false, true); }
 size_t held_spinlocks() { return count(true, true); }

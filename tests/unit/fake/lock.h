@@ -26,6 +26,8 @@ namespace fake {
 
 size_t live_mutexes();
 size_t live_mutexes_of_class(srpt_lock_class cls);
+// The current thread holds a mutex of class `cls`.
+bool holds_mutex_of_class(srpt_lock_class cls);
 size_t live_spinlocks();
 // Locks held right now, over all threads.
 size_t held_mutexes();

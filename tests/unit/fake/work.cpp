@@ -40,7 +40,9 @@ bool is_live(const srpt_k_work* w) {
 size_t live_works() { return state().live.size(); }
 size_t queued_works() { return state().queue.size(); }
 
-bool run_one_work() {
+bool run_one_work() { return run_one_work_on(false); }
+
+bool run_one_work_on(bool this_thread) {
   WorkState& s = state();
   if (s.queue.empty()) return false;
   srpt_k_work* w = s.queue.front();
@@ -49,12 +51,20 @@ bool run_one_work() {
   w->running = true;
   w->runs++;
   trace("run_work", w);
-  {
+  if (this_thread) {
+    w->fn(w->arg);  // may destroy w
+  } else {
     OtherThread worker;
     w->fn(w->arg);  // may destroy w
   }
   if (is_live(w)) w->running = false;
   return true;
+}
+
+size_t run_works_on_this_thread() {
+  size_t n = 0;
+  while (run_one_work_on(true)) n++;
+  return n;
 }
 
 size_t run_works() {

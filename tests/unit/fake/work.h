@@ -30,9 +30,15 @@ size_t live_works();
 size_t queued_works();
 // Runs the oldest queued item; false when none is queued.
 bool run_one_work();
+// this_thread: the work runs as the current thread (a spawned one, which
+// may block), not as a kernel worker that runs to completion.
+bool run_one_work_on(bool this_thread);
 // Runs queued items until none is left (items queued meanwhile included);
 // returns how many ran.
 size_t run_works();
+// Queued works, run by the current (spawned) thread: a work that waits for
+// another thread blocks it instead of failing.
+size_t run_works_on_this_thread();
 
 std::vector<std::string> work_leaks();
 void reset_work();

@@ -32,7 +32,7 @@ FakeDevice TargetTest::TwoPortDevice() {
 
 void TargetTest::SetUp() {
   CoreTest::SetUp();
-  ASSERT_EQ(0, InitCore(DefaultParams()));
+  ASSERT_EQ(0, InitCore(SetUpParams()));
 }
 
 void TargetTest::TearDown() {

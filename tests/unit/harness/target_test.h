@@ -34,6 +34,9 @@ class TargetTest : public CoreTest {
  protected:
   // The in-tree driver's defaults.
   static srpt_params DefaultParams();
+  // What SetUp initialises the core with; a fixture overrides it for other
+  // module parameters.
+  virtual srpt_params SetUpParams() const { return DefaultParams(); }
   // "mlx5_0" with node GUID kNodeGuid and ports 1 and 2 as above.
   static FakeDevice TwoPortDevice();
 

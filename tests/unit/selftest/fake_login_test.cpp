@@ -405,7 +405,8 @@ TEST_F(FakeSessionTest, ADrainThatCouldNeverEndIsAViolation) {
   ExpectOneViolation("the drain would wait forever");
   fake::complete_send(Qp(o));
   EXPECT_EQ(0, sess->active_cmds);
-  // A stopped session answers new commands BUSY, through queue_status.
+  // A stopped session refuses new commands (-ESHUTDOWN, nothing reaches
+  // the target core); the channel answers them BUSY itself.
   Receive(o, EncodeSrpCmd(SrpCmd{}));
   ASSERT_EQ(1u, Posted(o).size());
   EXPECT_EQ(0x08, DecodeRsp(Posted(o).front().bytes).status);
