@@ -15,8 +15,6 @@ set -u
 here=$(cd "$(dirname "$0")/../.." && pwd -P)
 logdir=$here/build/check-debug
 mkdir -p "$logdir"
-total_pass=0 total_fail=0 total_skip=0
-summary=()
 t_all=$(date +%s)
 
 step() { # step NAME CMD...: runs CMD, its output into the log; status, time
@@ -30,27 +28,8 @@ step() { # step NAME CMD...: runs CMD, its output into the log; status, time
 	[ $rc -eq 0 ] || tail -n 30 "$logdir/$name.log"
 	return $rc
 }
-run_suite() { # as scripts/check.sh
-	local name=$1 log=$logdir/$1.log rc line p f s t
-	shift
-	t=$(date +%s)
-	echo "=== $name: $*"
-	"$@" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
-	if [ -z "$line" ]; then
-		p=0 f=1 s=0
-		echo "### $name: no summary line (exit $rc): counted as 1 failure"
-	else
-		p=$(echo "$line" | sed -E 's/.*\b([0-9]+) passed.*/\1/')
-		f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-		s=$(echo "$line" | sed -nE 's/.* ([0-9]+) skipped.*/\1/p')
-		s=${s:-0}
-		[ "$rc" -eq 0 ] || [ "$f" -gt 0 ] || f=1
-	fi
-	total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + s))
-	summary+=("$(printf '%-16s %4d passed, %d failed, %d skipped, %d s' "$name" "$p" "$f" "$s" "$(($(date +%s) - t))")")
-}
+# shellcheck source=../suites.sh
+. "$here/scripts/suites.sh"
 abort() { echo "$*"; echo "0 passed, 1 failed"; exit 1; }
 
 "$here/scripts/install-deps.sh" build vm || abort "installing dependencies failed"
@@ -81,10 +60,4 @@ SRPT_VM_CASES=${SRPT_DEBUG_CASES:-} run_suite debug-guest "$here/tests/vm/suite.
 
 echo
 echo "=== summary (make check-debug, $(($(date +%s) - t_all)) s)"
-printf '%s\n' "${summary[@]}"
-if [ "$total_skip" -gt 0 ]; then
-	echo "$total_pass passed, $total_fail failed, $total_skip skipped"
-else
-	echo "$total_pass passed, $total_fail failed"
-fi
-[ "$total_fail" -eq 0 ]
+suites_summary
