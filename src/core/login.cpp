@@ -170,6 +170,7 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   // port id with and without 0x in GID-named ports' TPGs (as in-tree).
   int sess_ret = -SRPT_EACCES;
   srpt_k_session* sess = nullptr;
+  bool found = false;  // an enabled TPG was found: "no ACL" is its answer
   auto try_name = [&](Tpg* tpg, const InitiatorName& name) {
     if (sess != nullptr || name.size() == 0) return;
     int ret = srpt_k_session_create(tpg->ktpg(), name.c_str(), ch.get(), &sess);
@@ -194,16 +195,25 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   for (usize k = 0; sess == nullptr; k++) {
     Tpg* tpg = tpg_at(PortNameForm::Guid, k);
     if (tpg == nullptr) break;
+    found = true;
     try_name(tpg, names.short_name);
   }
   for (usize k = 0; sess == nullptr; k++) {
     Tpg* tpg = tpg_at(PortNameForm::Gid, k);
     if (tpg == nullptr) break;
+    found = true;
     try_name(tpg, names.port_id_0x);
     try_name(tpg, names.port_id_hex);
   }
   if (sess == nullptr) {
     ch->abort_login();
+    // Every TPG disabled since the check above: no ACL was asked, so the
+    // answer is the one a disabled TPG gets at commit (guest cases 23/24,
+    // LoginResourceTest.TpgDisabledBeforeTheSessionIsSetUpIs00010001).
+    if (!found)
+      return reject(move(lease), ev, names, req.tag,
+                    {srp::kRejInsufficientResources,
+                     "TPG disabled while the login was in flight"});
     if (sess_ret == -SRPT_EACCES)
       return reject(move(lease), ev, names, req.tag,
                     {srp::kRejChannelLimitReached, "no ACL admits this initiator"});

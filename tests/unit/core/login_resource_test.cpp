@@ -187,6 +187,26 @@ TEST_F(LoginResourceTest, TpgDisabledWhileTheLoginIsInFlightIs00010001) {
   ExpectRejected(Login(GoodReq(SRPT_CM_IB)), kRejInsufficientResources);
 }
 
+TEST_F(LoginResourceTest, TpgDisabledBeforeTheSessionIsSetUpIs00010001) {
+  // The TPG goes while the channel is built, before the session loop looks
+  // for an enabled TPG: with none left to try, the answer is "TPG disabled"
+  // (0x00010001), as at commit, not "no ACL admits" (0x00010006). Seen in
+  // guest cases 23/24, whose logins stream while the TPG is toggled.
+  int writer = -1;
+  fake::on_next_call("srpt_k_qp_create", [&] {
+    writer = fake::spawn_thread([&] { srpt_core_tpg_enable(tpg_, 0); });
+  });
+  const Baseline before = Now();
+  const Outcome o = Login(GoodReq(SRPT_CM_RDMA));
+  ExpectRejected(o, kRejInsufficientResources);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING,
+                           "TPG disabled while the login was in flight"))
+      << fake::log_dump();
+  EXPECT_EQ(0u, fake::run_threads());
+  EXPECT_TRUE(fake::thread_finished(writer));
+  ExpectNothingKept(before);
+}
+
 TEST_F(LoginResourceTest, TpgDroppedWhileTheLoginIsInFlightIs00010001) {
   fake::on_session_create([&](srpt_k_session*) {
     fake::on_session_create(nullptr);
