@@ -23,7 +23,11 @@ set -eu
 # Packages per group.  Package names, not commands: dpkg-query is exact and
 # fast, and some tools (e.g. the rdma command) live in a package of another name.
 pkgs_build() {
-	if [ -n "${KVER:-}" ] &&
+	if [ -n "${KDIR:-}" ]; then
+		# A kernel tree given by path (the debug kernel's object tree,
+		# scripts/debug-kernel/): no headers package to install.
+		:
+	elif [ -n "${KVER:-}" ] &&
 		[ "$("$(dirname "$0")/kernel/info.sh" "$KVER" build)" = chroot ]; then
 		# Headers and compiler live in the trixie chroot (kernel/chroot.sh).
 		echo debootstrap
