@@ -8,11 +8,11 @@
 # built and checked for every kernel; the guest suite runs in full on
 # SRPT_CHECK_FULL (default 6.1, the kernel whose full suite is proven green
 # under CI's conditions; 6.12's full suite has not yet passed from a clean
-# clone, see issue 14) and on the others
-# the cases of SRPT_CHECK_CASES: one each of login + I/O (10), hostile (20),
-# fault walk (35), hot-unplug (06) and SRQ (41), so that the whole run stays
-# near 50 minutes on 2 cores. SRPT_CHECK_FULL=all (`make check-kernels`) runs every case on
-# every kernel; SRPT_CHECK_KERNELS="6.1 7.3" limits the kernels.
+# clone, see issue 14) and on the others the cases of SRPT_CHECK_CASES: one
+# each of login + I/O (10), hostile (20), fault walk (35), hot-unplug (06)
+# and SRQ (41), so that the whole run stays near 50 minutes on 2 cores.
+# SRPT_CHECK_FULL=all (`make check-kernels`) runs every case on every
+# kernel; SRPT_CHECK_KERNELS="6.1 7.3" limits the kernels.
 set -u
 start=$(date +%s)
 here=$(cd "$(dirname "$0")/.." && pwd)

@@ -6,7 +6,7 @@
 #
 # usage: KVER=<name|abi> scripts/kernel/kmake.sh DIR [MAKE ARGS...]
 #   KVER empty: the default kernel. KDIR=... overrides the headers directory
-#   (host builds only), as scripts/kdir.sh always allowed.
+#   (host builds only).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd -P)
 root=$(cd "$here/../.." && pwd -P)
