@@ -70,6 +70,18 @@ srp_logout() {
 	fail "SRP remote ports still present after delete"
 }
 
+# srp_disk_timeout NAME: the SCSI command timeout of disk NAME. sd's 30 s
+# assumes a kernel that moves a few thousand commands a second; the debug
+# kernel (KASAN, lockdep, kmemleak under TCG) moves 30-50 4 KiB writes a
+# second, in-tree ib_srpt and ours alike (measured with case 45 on both,
+# 2026-12-01), so 32 queued 1 MiB writes outlive 30 s there and the SCSI
+# error handler aborts them: an I/O error no driver caused. On a kernel with
+# KASAN the timeout is 300 s; elsewhere sd's default stays.
+srp_disk_timeout() {
+	zgrep -q '^CONFIG_KASAN=y' /proc/config.gz 2>/dev/null || return 0
+	echo 300 >"/sys/block/$1/device/timeout" || fail "setting the SCSI timeout of $1"
+}
+
 # srp_disk: /dev/sdX of the (first) LIO disk the initiator sees (waits up to 20 s).
 srp_disk() {
 	local i d
@@ -79,6 +91,7 @@ srp_disk() {
 			grep -q LIO-ORG "$d/device/vendor" 2>/dev/null || continue
 			d=/dev/${d##*/}
 			[ -b "$d" ] || mknod "$d" b $(tr : ' ' <"/sys/block/${d##*/}/dev")
+			srp_disk_timeout "${d##*/}"
 			echo "$d"
 			return 0
 		done
