@@ -63,7 +63,8 @@ class Target : Pinned {
   // The login handler (see cm_id.h for the ownership rule).
   LoginVerdict login(const srpt_login_event& ev);
 
-  // The release work of a channel, last step.
+  // The release work of a channel, once the channel is done with its
+  // queues; the work goes on using the Target after it (see shutdown()).
   void unregister_channel(Channel& ch);
   // debugfs ib_srpt/channels.
   void show_channels(srpt_k_seq* seq);
@@ -71,7 +72,8 @@ class Target : Pinned {
   void show_objects(srpt_k_seq* seq);
   ObjectCounters& counters() { return counters_; }
 
-  // Module unload: the listener goes, every channel is released.
+  // Module unload: the listener goes, every channel is released, and every
+  // release work has returned; the Target may be freed after it.
   void shutdown();
 
   u64 service_guid();

@@ -699,6 +699,43 @@ TEST_F(ChannelTest, ExitAfterTheDevicesWentDestroysTheListener) {
   EXPECT_EQ(0u, fake::live_listeners());
 }
 
+// Issue 13, defect 7: a channel the initiator closed just before rmmod is
+// still in its release work, on another CPU, past the point where it left
+// the Target's list, when module exit runs. srpt_core_exit() must not free
+// the Target before that work has finished: its last steps (the channel's
+// destructor) still use the Target.
+TEST_F(ChannelTest, ModuleExitWaitsForAReleaseWorkStillRunning) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  fake::cm_event(o.id, SRPT_CM_EV_DISCONNECT);
+  ASSERT_EQ(1u, fake::queued_works());
+  // The release work runs on its own thread and is preempted where it
+  // signals the release, after the channel left the Target's list.
+  fake::on_next_call("srpt_k_complete", [] { fake::preempt(); });
+  const int worker = fake::spawn_thread([] { fake::run_works_on_this_thread(); });
+  ASSERT_FALSE(fake::thread_finished(worker));
+  ASSERT_EQ(1u, fake::running_works());
+
+  // Module exit, in the shim's order: configfs is gone, then
+  // ib_unregister_client() removes the device, then srpt_core_exit().
+  DropTpg(tpg_);
+  DropTport(tport_);
+  RemoveDevice(cdev_);
+  ExitCore();
+  const bool finished = fake::thread_finished(worker);
+  EXPECT_TRUE(finished) << "srpt_core_exit() freed the Target while a release work "
+                           "still runs; the work's last steps would use it\n"
+                        << fake::trace_dump();
+  EXPECT_EQ(0u, fake::running_works());
+  if (!finished) {
+    // Resuming it now would be the use after free itself (ASan would stop
+    // the whole run): abandon it.
+    fake::reset_threads();
+    return;
+  }
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+}
+
 // --- CM events racing the release ---------------------------------------------------------
 
 TEST_F(ChannelTest, AnRtuArrivingWhileTheReleaseDestroysTheCmIdIsIgnored) {
