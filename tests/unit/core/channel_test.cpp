@@ -882,6 +882,30 @@ Bytes ExternalTable(uint32_t n, uint32_t seg) {
   return b;
 }
 
+// Issue 13, defect 5: a TEST UNIT READY whose data-out descriptor announces
+// 4 GiB never reaches the target core (which would allocate all of it): the
+// channel answers CHECK CONDITION, ILLEGAL REQUEST, INVALID FIELD IN COMMAND
+// INFORMATION UNIT, and the slot and credit come back.
+TEST_F(ChannelTest, AnAbsurdDataLengthIsAnsweredCheckConditionByTheChannel) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  SrpCmd c;
+  c.buf_fmt = srp::kDirect << 4;
+  c.out_cnt = 1;
+  c.tail = DirectDesc(0x10000, 7, 0xffffffffu);
+  Receive(o, EncodeSrpCmd(c));
+  EXPECT_TRUE(fake::submissions().empty()) << "the target core never saw it";
+  const RspView v = LastRsp(o);
+  EXPECT_EQ(0x02, v.status);
+  ASSERT_EQ(18u, v.sense.size());
+  EXPECT_EQ(0x05, v.sense[2]) << "ILLEGAL REQUEST";
+  EXPECT_EQ(0x0e, v.sense[12]) << "INVALID FIELD IN COMMAND INFORMATION UNIT";
+  EXPECT_EQ(0x03, v.sense[13]);
+  EXPECT_EQ(1u, v.req_lim_delta);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_EQ(64u, Snap(o).req_lim);
+}
+
 // Issue 13, defect 6: a command that arrives while the target core stops the
 // session never reaches it (target_init_cmd refuses it); the channel itself
 // answers BUSY and gives the slot back, with nothing of the target core's to
