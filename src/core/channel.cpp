@@ -931,7 +931,7 @@ RspFields fields_of(const Command& c, const srpt_cmd_result& r) {
   f.overflow = r.overflow != 0;
   f.residual = r.residual;
   f.sense = r.sense;
-  f.sense_len = r.sense_len;
+  f.sense_len = built_sense_len(r.sense, r.sense_len);
   return f;
 }
 

@@ -172,6 +172,14 @@ CmdRefusal parse_srp_cmd(const u8* iu, u32 len, const ChannelIuLimits& lim,
   }
 }
 
+u32 built_sense_len(const u8* sense, u32 reported) {
+  if (sense == nullptr || reported == 0) return 0;
+  if (reported < 8) return reported;
+  const u8 response_code = sense[0] & 0x7f;  // bit 7: VALID (fixed format)
+  if (response_code < 0x70 || response_code > 0x73) return reported;
+  return min(reported, 8u + sense[7]);
+}
+
 u32 build_srp_rsp(u8* buf, u32 cap, const RspFields& f) {
   auto* rsp = reinterpret_cast<srp::Rsp*>(buf);
   *rsp = srp::Rsp{};

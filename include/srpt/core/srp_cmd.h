@@ -117,6 +117,18 @@ struct RspFields {
   u8 rsp_code;
 };
 
+// How many of the `reported` sense bytes of a command's result are its own.
+// Fixed (0x70, 0x71) and descriptor (0x72, 0x73) format sense data state
+// their length, 8 + ADDITIONAL SENSE LENGTH (byte 7; SPC-4 4.5); the target
+// core reports the size of its whole buffer for the CHECK CONDITIONs it
+// builds itself (translate_sense_reason(): TRANSPORT_SENSE_BUFFER), and the
+// slot's buffer outlives its commands, so bytes past that length are not
+// this command's (issue 13, defect 7:
+// ChannelTest.ResponseCarriesNoSenseOfAnEarlierCommandOfTheSlot). Any other
+// response code: `reported` as is (the shim zeroes the buffer for each
+// command, include/srpt/abi/cmd.h). 0 when there is no sense.
+u32 built_sense_len(const u8* sense, u32 reported);
+
 // Writes an SRP_RSP into buf (capacity `cap`, at least 36 + 4). Sense data
 // is truncated to what fits. Returns the IU length.
 u32 build_srp_rsp(u8* buf, u32 cap, const RspFields& f);

@@ -38,10 +38,12 @@ class ChannelTest : public LoginTest {
     return LastSubmitted();
   }
   // The target core finishes the command with `status` (and `sense`).
-  void Answer(srpt_k_cmd* cmd, uint8_t status, std::vector<uint8_t> sense = {}) {
+  // `sense_len`: what the target core reports (0: sense.size()).
+  void Answer(srpt_k_cmd* cmd, uint8_t status, std::vector<uint8_t> sense = {},
+              size_t sense_len = 0) {
     srpt_cmd_result r = cmd->result;
     r.status = status;
-    fake::set_cmd_result(cmd, r, std::move(sense));
+    fake::set_cmd_result(cmd, r, sense, sense_len);
     EXPECT_EQ(0, srpt_core_cmd_queue_status(fake::cmd_ctx(cmd)));
   }
   RspView LastRsp(const Outcome& o) {
@@ -189,6 +191,7 @@ TEST_F(ChannelTest, CheckConditionCarriesTheSense) {
   std::vector<uint8_t> sense(18, 0);
   sense[0] = 0x70;
   sense[2] = 0x06;  // UNIT ATTENTION
+  sense[7] = 10;    // additional sense length: 18 bytes in all
   sense[12] = 0x29;
   Answer(LastSubmitted(), 0x02, sense);
   const RspView v = LastRsp(o);
@@ -196,6 +199,56 @@ TEST_F(ChannelTest, CheckConditionCarriesTheSense) {
   EXPECT_EQ(srp::kRspFlagSnsValid, v.flags);
   EXPECT_EQ(18u, v.sense_len);
   EXPECT_EQ(sense, v.sense);
+}
+
+// Issue 13, defect 7: the sense buffer belongs to the slot and outlives
+// its commands. The target core's own CHECK CONDITIONs write 18 bytes of
+// fixed-format sense and report the whole 96-byte buffer (as
+// translate_sense_reason() does); what lies past those 18 bytes was an
+// earlier command's sense (before the shim zeroed the buffer for each
+// command) and is no part of this one's: only the 18 bytes go out.
+TEST_F(ChannelTest, ResponseCarriesNoSenseOfAnEarlierCommandOfTheSlot) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  const size_t slots = Chan(o).slots();
+  // A long descriptor-format sense in every slot.
+  std::vector<uint8_t> earlier(96, 0xee);
+  earlier[0] = 0x72;
+  earlier[1] = 0x05;
+  earlier[7] = 88;  // 8 + 88 = 96 bytes
+  for (size_t i = 0; i < slots; i++) {
+    SrpCmd c;
+    c.tag = i;
+    Receive(o, EncodeSrpCmd(c));
+    srpt_k_cmd* cmd = LastSubmitted();
+    Answer(cmd, 0x02, earlier);
+    ASSERT_EQ(96u, LastRsp(o).sense_len);
+    fake::complete_send(Qp(o));
+  }
+  // Whichever slot comes next: a fixed-format sense of 18 bytes, reported
+  // as the whole buffer.
+  std::vector<uint8_t> now(18, 0);
+  now[0] = 0x70;
+  now[2] = 0x05;  // ILLEGAL REQUEST
+  now[7] = 10;
+  now[12] = 0x24;  // INVALID FIELD IN CDB
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  Answer(LastSubmitted(), 0x02, now, fake::kSenseBufferSize);
+  const RspView v = LastRsp(o);
+  EXPECT_EQ(srp::kRspFlagSnsValid, v.flags);
+  EXPECT_EQ(18u, v.sense_len) << "8 + its additional sense length";
+  EXPECT_EQ(now, v.sense);
+  const std::vector<uint8_t>& wire = Sent(o).back().bytes;
+  EXPECT_EQ(36u + 18u, wire.size());
+  EXPECT_EQ(wire.end(), std::find(wire.begin() + 36, wire.end(), 0xee))
+      << "a byte of the earlier command's sense went out";
+  fake::complete_send(Qp(o));
+  // GOOD without sense in the same slot: no sense at all.
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  Answer(LastSubmitted(), 0x00);
+  const RspView good = LastRsp(o);
+  EXPECT_EQ(0u, good.sense_len);
+  EXPECT_EQ(0, good.flags & srp::kRspFlagSnsValid);
+  EXPECT_EQ(36u, Sent(o).back().bytes.size());
 }
 
 TEST_F(ChannelTest, SenseIsTruncatedToTheResponseBuffer) {

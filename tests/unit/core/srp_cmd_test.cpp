@@ -558,6 +558,31 @@ TEST_F(BuildRspTest, TaskManagementResponseData) {
   EXPECT_EQ(srp::kRspFlagRspValid, v.flags);
 }
 
+// Issue 13, defect 7: only the sense bytes the sense data claims go out.
+TEST_F(BuildRspTest, BuiltSenseLength) {
+  uint8_t sense[96] = {};
+  sense[0] = 0x70;
+  sense[7] = 10;
+  EXPECT_EQ(18u, srpt::built_sense_len(sense, 96)) << "fixed, 8 + 10";
+  sense[0] = 0xf0;
+  EXPECT_EQ(18u, srpt::built_sense_len(sense, 96)) << "fixed with VALID set";
+  sense[0] = 0x71;
+  EXPECT_EQ(18u, srpt::built_sense_len(sense, 18));
+  EXPECT_EQ(12u, srpt::built_sense_len(sense, 12)) << "never more than reported";
+  sense[0] = 0x72;
+  sense[7] = 88;
+  EXPECT_EQ(96u, srpt::built_sense_len(sense, 96)) << "descriptor, 8 + 88";
+  sense[0] = 0x73;
+  sense[7] = 250;
+  EXPECT_EQ(96u, srpt::built_sense_len(sense, 96));
+  sense[0] = 0x5e;  // no sense format: the reported length as is
+  EXPECT_EQ(96u, srpt::built_sense_len(sense, 96));
+  sense[0] = 0x70;
+  EXPECT_EQ(5u, srpt::built_sense_len(sense, 5)) << "shorter than a header";
+  EXPECT_EQ(0u, srpt::built_sense_len(sense, 0));
+  EXPECT_EQ(0u, srpt::built_sense_len(nullptr, 18));
+}
+
 TEST_F(BuildRspTest, RefusalSense) {
   uint8_t sense[srpt::kRefusalSenseLen];
   for (CmdRefusal r : {CmdRefusal::Truncated, CmdRefusal::Bidirectional,
