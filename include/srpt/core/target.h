@@ -23,6 +23,7 @@
 #include <srpt/abi/fabric.h>
 #include <srpt/core/channel.h>
 #include <srpt/core/cm_id.h>
+#include <srpt/core/log_limit.h>
 #include <srpt/core/device.h>
 #include <srpt/core/object_counts.h>
 #include <srpt/core/params.h>
@@ -71,6 +72,8 @@ class Target : Pinned {
   // debugfs ib_srpt/objects (the core's lines), and the counts behind them.
   void show_objects(srpt_k_seq* seq);
   ObjectCounters& counters() { return counters_; }
+  // Gate of every log line a remote initiator can trigger at will.
+  LogLimiter& log_limit() { return log_limit_; }
 
   // Module unload: the listener goes, every channel is released, and every
   // release work has returned; the Target may be freed after it.
@@ -111,6 +114,7 @@ class Target : Pinned {
   u16 rdma_cm_port_ SRPT_GUARDED_BY(lock_) = 0;
   srpt_k_listener* rdma_listener_ SRPT_GUARDED_BY(lock_) = nullptr;
   ObjectCounters counters_;
+  LogLimiter log_limit_;
 };
 
 }  // namespace srpt
