@@ -364,6 +364,11 @@ void Channel::release() {
   if (release_ref()) destroy(this);
 }
 
+bool Channel::log_admit() {
+  return cfg_.target == nullptr ||
+         cfg_.target->log_limit().admit(cfg_.names.short_name.view());
+}
+
 void Channel::destroy_cm() {
   cm_.destroy();
   if (cfg_.target != nullptr) cfg_.target->counters().cm_destroyed();
@@ -478,9 +483,10 @@ void Channel::on_recv(u32 index, u32 len, bool ok) {
   if (!queued) {
     if (srq_ != nullptr) repost(index);
     if (overrun) {
-      srpt_log_ratelimited(SRPT_LOG_WARNING,
-                           "channel %s: request IU beyond its %u credits\n",
-                           sess_name_.c_str(), cfg_.grant.req_lim_delta);
+      if (log_admit())
+        srpt_log(SRPT_LOG_WARNING,
+                 "channel %s: request IU beyond its %u credits\n",
+                 sess_name_.c_str(), cfg_.grant.req_lim_delta);
       close(CloseReason::CreditsExceeded);
     }
     return;
@@ -543,9 +549,10 @@ void Channel::dispatch(u32 index, u32 len, Command* slot) {
       give_back(index);
       return;
     default: {
-      srpt_log_ratelimited(SRPT_LOG_WARNING,
-                           "channel %s: IU with unknown opcode 0x%02x ignored\n",
-                           sess_name_.c_str(), opcode);
+      if (log_admit())
+        srpt_log(SRPT_LOG_WARNING,
+                 "channel %s: IU with unknown opcode 0x%02x ignored\n",
+                 sess_name_.c_str(), opcode);
       {
         SpinGuard g(lock_);
         pending_delta_++;  // its credit comes back with the next response
@@ -570,9 +577,10 @@ void Channel::repost(u32 index) {
     // buffer is receivable again for every channel on the SRQ.
     const Status st = srq_->repost(index);
     if (!st.ok()) {
-      srpt_log_ratelimited(SRPT_LOG_WARNING,
-                           "channel %s: SRQ buffer %u not reposted (%d)\n",
-                           sess_name_.c_str(), index, st.to_kernel());
+      if (log_admit())
+        srpt_log(SRPT_LOG_WARNING,
+                 "channel %s: SRQ buffer %u not reposted (%d)\n",
+                 sess_name_.c_str(), index, st.to_kernel());
       close(CloseReason::QueueError);
     }
     return;
@@ -608,9 +616,10 @@ void Channel::post_fetch(Command& c) {
   const ExternalTable& t = c.parsed.ext;
   const int ret = srpt_k_cmd_fetch(c.kcmd, table_ring_, c.index(), t.va, t.rkey, t.len);
   if (ret != 0) {
-    srpt_log_ratelimited(SRPT_LOG_WARNING,
-                         "channel %s: posting a descriptor table read failed (%d)\n",
-                         sess_name_.c_str(), ret);
+    if (log_admit())
+      srpt_log(SRPT_LOG_WARNING,
+               "channel %s: posting a descriptor table read failed (%d)\n",
+               sess_name_.c_str(), ret);
     sq_return(c);
     refuse(c, c.parsed.tag, CmdRefusal::TableFetchFailed);
   }
@@ -664,8 +673,9 @@ void Channel::submit_fetched(Command& c) {
 }
 
 void Channel::refuse(Command& c, const srp::Tag& tag, CmdRefusal why) {
-  srpt_log_ratelimited(SRPT_LOG_WARNING, "channel %s: SRP_CMD refused: %s\n",
-                       sess_name_.c_str(), cmd_refusal_name(why));
+  if (log_admit())
+    srpt_log(SRPT_LOG_WARNING, "channel %s: SRP_CMD refused: %s\n",
+             sess_name_.c_str(), cmd_refusal_name(why));
   c.state = Command::State::RspOnly;
   u8 sense[kRefusalSenseLen];
   refusal_sense(why, sense);
@@ -693,8 +703,9 @@ void Channel::submit(Command& c) {
   // The session is stopping: the target core did not take the command and
   // holds nothing of it, so the answer is the channel's, as for a refusal
   // (issue 13, defect 6: ChannelTest.ACommandForAStoppingSessionIs...).
-  srpt_log_ratelimited(SRPT_LOG_INFO, "channel %s: session stopping: command answered BUSY\n",
-                       sess_name_.c_str());
+  if (log_admit())
+    srpt_log(SRPT_LOG_INFO, "channel %s: session stopping: command answered BUSY\n",
+             sess_name_.c_str());
   c.state = Command::State::RspOnly;
   RspFields f{};
   f.tag = c.parsed.tag;
@@ -711,19 +722,21 @@ void Channel::handle_tsk_mgmt(Command& c, u32 index, u32 len) {
   // for commands; a task management response has no other field of it).
   c.parsed.tag = c.tmf.tag;
   if (refusal != TskMgmtRefusal::None) {
-    srpt_log_ratelimited(SRPT_LOG_WARNING,
-                         "channel %s: SRP_TSK_MGMT function 0x%02x refused: %s\n",
-                         sess_name_.c_str(), c.tmf.srp_func,
-                         tsk_mgmt_refusal_name(refusal));
+    if (log_admit())
+      srpt_log(SRPT_LOG_WARNING,
+               "channel %s: SRP_TSK_MGMT function 0x%02x refused: %s\n",
+               sess_name_.c_str(), c.tmf.srp_func,
+               tsk_mgmt_refusal_name(refusal));
     c.state = Command::State::RspOnly;
     answer_tsk_mgmt(c, tsk_mgmt_refusal_code(refusal));
     return;
   }
-  srpt_log_ratelimited(SRPT_LOG_INFO,
-                       "channel %s: %s lun %llu task tag 0x%llx\n",
-                       sess_name_.c_str(), tsk_mgmt_func_name(c.tmf.srp_func),
-                       static_cast<unsigned long long>(c.tmf.lun),
-                       static_cast<unsigned long long>(tag_value(c.tmf.task_tag)));
+  if (log_admit())
+    srpt_log(SRPT_LOG_INFO,
+             "channel %s: %s lun %llu task tag 0x%llx\n",
+             sess_name_.c_str(), tsk_mgmt_func_name(c.tmf.srp_func),
+             static_cast<unsigned long long>(c.tmf.lun),
+             static_cast<unsigned long long>(tag_value(c.tmf.task_tag)));
   // The target core decides what each function does to the commands it
   // holds, and answers in on_queue_tm_rsp(). ABORT TASK names the command by
   // the tag the initiator gave it, which is the tag it was submitted with.
@@ -737,9 +750,10 @@ void Channel::handle_tsk_mgmt(Command& c, u32 index, u32 len) {
   if (ret != 0) {
     // Nothing reached the target core (no memory, or the session is
     // stopping because the channel closes): the slot is ours again.
-    srpt_log_ratelimited(SRPT_LOG_WARNING,
-                         "channel %s: %s not submitted (%d): answered FAILED\n",
-                         sess_name_.c_str(), tsk_mgmt_func_name(c.tmf.srp_func), ret);
+    if (log_admit())
+      srpt_log(SRPT_LOG_WARNING,
+               "channel %s: %s not submitted (%d): answered FAILED\n",
+               sess_name_.c_str(), tsk_mgmt_func_name(c.tmf.srp_func), ret);
     c.state = Command::State::RspOnly;
     answer_tsk_mgmt(c, kTmrFailed);
   }
@@ -765,12 +779,13 @@ void Channel::on_queue_tm_rsp(Command& c) {
     SpinGuard g(lock_);
     aborted = exchange(aborted_, 0u);
   }
-  srpt_log_ratelimited(SRPT_LOG_INFO,
-                       "channel %s: %s lun %llu: target core answered %d, response code 0x%02x; "
-                       "%u commands aborted\n",
-                       sess_name_.c_str(), tsk_mgmt_func_name(c.tmf.srp_func),
-                       static_cast<unsigned long long>(c.tmf.lun), static_cast<int>(r),
-                       code, aborted);
+  if (log_admit())
+    srpt_log(SRPT_LOG_INFO,
+             "channel %s: %s lun %llu: target core answered %d, response code 0x%02x; "
+             "%u commands aborted\n",
+             sess_name_.c_str(), tsk_mgmt_func_name(c.tmf.srp_func),
+             static_cast<unsigned long long>(c.tmf.lun), static_cast<int>(r),
+             code, aborted);
   answer_tsk_mgmt(c, code);
 }
 
@@ -931,7 +946,7 @@ RspFields fields_of(const Command& c, const srpt_cmd_result& r) {
   f.overflow = r.overflow != 0;
   f.residual = r.residual;
   f.sense = r.sense;
-  f.sense_len = r.sense_len;
+  f.sense_len = built_sense_len(r.sense, r.sense_len);
   return f;
 }
 
@@ -952,9 +967,10 @@ int Channel::on_write_pending(Command& c) {
   // a command needing more could never be posted: the target core fails it.
   if (static_cast<u32>(wrs) > sq_depth_) {
     srpt_k_cmd_rdma_unprepare(c.kcmd);
-    srpt_log_ratelimited(SRPT_LOG_WARNING,
-                         "channel %s: command needs %d send work requests, queue holds %u\n",
-                         sess_name_.c_str(), wrs, sq_depth_);
+    if (log_admit())
+      srpt_log(SRPT_LOG_WARNING,
+               "channel %s: command needs %d send work requests, queue holds %u\n",
+               sess_name_.c_str(), wrs, sq_depth_);
     return -SRPT_EINVAL;
   }
   if (!sq_reserve(c, static_cast<u32>(wrs), Command::SqPost::Read)) return 0;
@@ -994,9 +1010,10 @@ int Channel::on_queue_data_in(Command& c) {
   if (writes + 1 > sq_depth_) {
     // It could never be posted: CHECK CONDITION without the data.
     srpt_k_cmd_rdma_unprepare(c.kcmd);
-    srpt_log_ratelimited(SRPT_LOG_WARNING,
-                         "channel %s: command needs %u send work requests, queue holds %u\n",
-                         sess_name_.c_str(), writes + 1, sq_depth_);
+    if (log_admit())
+      srpt_log(SRPT_LOG_WARNING,
+               "channel %s: command needs %u send work requests, queue holds %u\n",
+               sess_name_.c_str(), writes + 1, sq_depth_);
     u8 sense[kRefusalSenseLen];
     refusal_sense(CmdRefusal::TableFetchFailed, sense);  // ABORTED COMMAND
     RspFields f = fields_of(c, r);

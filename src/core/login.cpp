@@ -53,13 +53,14 @@ LoginVerdict Target::reject(CmIdLease&& lease, const srpt_login_event& ev,
   rej.reason.set(r.reason);
   rej.tag = tag;
   rej.buf_fmt.set(srp::kBufFmtDirect | srp::kBufFmtIndirect);
-  srpt_log_ratelimited(SRPT_LOG_WARNING,
-                       "login from %s (%s) rejected: 0x%08x %s: %s\n",
-                       names.short_name.c_str(), names.port_id_0x.c_str(),
-                       r.reason, reason_name(r.reason), r.cause);
+  if (log_limit_.admit(names.short_name.view()))
+    srpt_log(SRPT_LOG_WARNING,
+             "login from %s (%s) rejected: 0x%08x %s: %s\n",
+             names.short_name.c_str(), names.port_id_0x.c_str(),
+             r.reason, reason_name(r.reason), r.cause);
   const int ret = srpt_k_cm_reject(ev.kind, lease.get(), &rej, sizeof(rej));
-  if (ret)
-    srpt_log_ratelimited(SRPT_LOG_WARNING, "sending the reject failed: %d\n", ret);
+  if (ret && log_limit_.admit(names.short_name.view()))
+    srpt_log(SRPT_LOG_WARNING, "sending the reject failed: %d\n", ret);
   return LoginVerdict::caller_keeps(move(lease), Error::ConnRefused);
 }
 
@@ -67,11 +68,12 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   CmIdLease lease(ev.kind, ev.cm);
   Result<LoginRequest> parsed = LoginRequest::parse(ev.kind, ev.priv, ev.priv_len);
   if (!parsed.ok()) {
-    srpt_log_ratelimited(SRPT_LOG_WARNING,
-                         "connection request from %s: %zu bytes of private "
-                         "data are no SRP_LOGIN_REQ; rejected without SRP reply\n",
-                         ev.src_addr && ev.src_addr[0] ? ev.src_addr : "an IB/CM peer",
-                         ev.priv_len);
+    const char* peer = ev.src_addr && ev.src_addr[0] ? ev.src_addr : "an IB/CM peer";
+    if (log_limit_.admit(StringView::from_cstr(peer)))
+      srpt_log(SRPT_LOG_WARNING,
+               "connection request from %s: %zu bytes of private "
+               "data are no SRP_LOGIN_REQ; rejected without SRP reply\n",
+               peer, ev.priv_len);
     (void)srpt_k_cm_reject(ev.kind, lease.get(), nullptr, 0);
     return LoginVerdict::caller_keeps(move(lease), Error::Inval);
   }
@@ -95,10 +97,11 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
     Device* dev = find_device(ev.kdev);
     Port* p = dev ? dev->port(ev.port_num) : nullptr;
     if (p == nullptr || !p->attached()) {
-      srpt_log_ratelimited(SRPT_LOG_WARNING,
-                           "login from %s on an unknown device or port %u: "
-                           "rejected without SRP reply\n",
-                           names.short_name.c_str(), ev.port_num);
+      if (log_limit_.admit(names.short_name.view()))
+        srpt_log(SRPT_LOG_WARNING,
+                 "login from %s on an unknown device or port %u: "
+                 "rejected without SRP reply\n",
+                 names.short_name.c_str(), ev.port_num);
       (void)srpt_k_cm_reject(ev.kind, lease.get(), nullptr, 0);
       return LoginVerdict::caller_keeps(move(lease), Error::NoDev);
     }
@@ -158,9 +161,10 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   const char* failed_step = nullptr;
   Result<RefPtr<Channel>> made = Channel::create(cfg, lease.get(), &failed_step);
   if (!made.ok()) {
-    srpt_log_ratelimited(SRPT_LOG_WARNING, "channel for %s: %s failed: %d\n",
-                         names.short_name.c_str(), failed_step,
-                         made.error().to_kernel());
+    if (log_limit_.admit(names.short_name.view()))
+      srpt_log(SRPT_LOG_WARNING, "channel for %s: %s failed: %d\n",
+               names.short_name.c_str(), failed_step,
+               made.error().to_kernel());
     return reject(move(lease), ev, names, req.tag,
                   {srp::kRejInsufficientResources, "channel resources"});
   }
@@ -284,8 +288,9 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   counters_.cm_adopted();
   Status accepted = ch->accept(move(adoption.id), rsp);
   if (!accepted.ok()) {
-    srpt_log_ratelimited(SRPT_LOG_WARNING, "login from %s: accept failed: %d\n",
-                         names.short_name.c_str(), accepted.to_kernel());
+    if (log_limit_.admit(names.short_name.view()))
+      srpt_log(SRPT_LOG_WARNING, "login from %s: accept failed: %d\n",
+               names.short_name.c_str(), accepted.to_kernel());
     ch->close(CloseReason::LoginFailed);
     ch->arm();
     return LoginVerdict::channel_owns(move(adoption.proof));

@@ -35,6 +35,7 @@ const char* cmd_refusal_name(CmdRefusal r) {
     case CmdRefusal::TableCount: return "descriptor count beyond the table";
     case CmdRefusal::TooManySegments: return "too many data segments";
     case CmdRefusal::LengthMismatch: return "indirect length above its segments";
+    case CmdRefusal::DataTooLong: return "data length above 16 MiB";
     case CmdRefusal::TableFetchFailed: return "descriptor table fetch failed";
   }
   return "?";
@@ -66,6 +67,7 @@ CmdRefusal take_segments(const u8* list, u32 n, u32 data_len, ParsedCmd* out) {
   }
   out->nsegs = n;
   out->data_len = data_len;
+  if (data_len > kMaxCmdDataLen) return CmdRefusal::DataTooLong;
   if (data_len > sum) return CmdRefusal::LengthMismatch;
   return CmdRefusal::None;
 }
@@ -138,7 +140,9 @@ CmdRefusal parse_srp_cmd(const u8* iu, u32 len, const ChannelIuLimits& lim,
         return take_segments(desc + sizeof(srp::IndirectBufHeader), total,
                              hdr->len.get(), out);
       // The rest of the table is in initiator memory: the whole table is
-      // fetched from there (the IU's entries are a copy of its head).
+      // fetched from there (the IU's entries are a copy of its head), unless
+      // the command is refused anyway.
+      if (hdr->len.get() > kMaxCmdDataLen) return CmdRefusal::DataTooLong;
       out->ext = ExternalTable{hdr->table_desc.va.get(), hdr->table_desc.key.get(),
                                table_len};
       out->data_len = hdr->len.get();
@@ -166,6 +170,14 @@ CmdRefusal parse_srp_cmd(const u8* iu, u32 len, const ChannelIuLimits& lim,
     default:
       return CmdRefusal::BadFormat;
   }
+}
+
+u32 built_sense_len(const u8* sense, u32 reported) {
+  if (sense == nullptr || reported == 0) return 0;
+  if (reported < 8) return reported;
+  const u8 response_code = sense[0] & 0x7f;  // bit 7: VALID (fixed format)
+  if (response_code < 0x70 || response_code > 0x73) return reported;
+  return min(reported, 8u + sense[7]);
 }
 
 u32 build_srp_rsp(u8* buf, u32 cap, const RspFields& f) {

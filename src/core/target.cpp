@@ -2,6 +2,7 @@
 #include <srpt/core/target.h>
 
 #include <srpt/abi/log.h>
+#include <srpt/abi/session.h>
 #include <srpt/core/kstrto.h>
 #include <srpt/rt/assert.h>
 
@@ -27,6 +28,10 @@ Target::~Target() {
   SRPT_ASSERT(devices_.empty());
   SRPT_ASSERT(channels_.empty());
   SRPT_ASSERT(rdma_listener_ == nullptr);
+  // Every Channel uses its Target until its destructor's last line, which
+  // may run in its release work after it left channels_: shutdown() waited
+  // for those works.
+  SRPT_ASSERT(counters_.snapshot().channels_live == 0);
 }
 
 void Target::shutdown() {
@@ -38,8 +43,16 @@ void Target::shutdown() {
   }
   // Waits for a running REQ callback, which may need login_lock_.
   if (l != nullptr) srpt_k_listener_destroy(l);
-  MutexGuard login(login_lock_);
-  close_channels_and_wait([](Channel&) { return true; }, CloseReason::Shutdown);
+  {
+    MutexGuard login(login_lock_);
+    close_channels_and_wait([](Channel&) { return true; }, CloseReason::Shutdown);
+  }
+  // A channel released before this point may still be in its release work,
+  // past unregister_channel() (so not waited for above), and uses the
+  // Target until its destructor returns: the caller frees the Target next
+  // (issue 13, defect 7: ChannelTest.ModuleExitWaitsForAReleaseWorkStillRunning).
+  // Nothing queues work any more: listeners and channels are gone.
+  srpt_k_work_flush();
 }
 
 Device* Target::find_device(srpt_k_device* kdev) {

@@ -480,6 +480,8 @@ int srpt_k_cmd_submit(struct srpt_k_cmd *cmd, struct srpt_k_session *sess,
 	 * so the target core no longer refers to this se_cmd.
 	 */
 	memset(se_cmd, 0, sizeof(*se_cmd));
+	/* The target core writes only the sense bytes it builds. */
+	memset(cmd->sense, 0, sizeof(cmd->sense));
 	se_cmd->tag = s->tag;
 	/* release_cmd destroyed the previous command's contexts. */
 	WARN_ON_ONCE(cmd->n_rw);

@@ -3,7 +3,6 @@
 #include <linux/bug.h>
 #include <linux/kernel.h>
 #include <linux/printk.h>
-#include <linux/ratelimit.h>
 
 #include <srpt/abi/log.h>
 #include "shim.h"
@@ -36,19 +35,6 @@ void srpt_log(enum srpt_log_level level, const char *fmt, ...)
 {
 	va_list ap;
 
-	va_start(ap, fmt);
-	srpt_vlog(level, fmt, &ap);
-	va_end(ap);
-}
-
-void srpt_log_ratelimited(enum srpt_log_level level, const char *fmt, ...)
-{
-	static DEFINE_RATELIMIT_STATE(rs, DEFAULT_RATELIMIT_INTERVAL,
-				      DEFAULT_RATELIMIT_BURST);
-	va_list ap;
-
-	if (!__ratelimit(&rs))
-		return;
 	va_start(ap, fmt);
 	srpt_vlog(level, fmt, &ap);
 	va_end(ap);

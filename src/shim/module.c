@@ -117,7 +117,11 @@ static void __exit srpt_cleanup_module(void)
 	srpt_shim_ib_client_unregister();
 	srpt_shim_fabric_unregister();
 	srpt_core_exit();
-	/* SAFETY: after srpt_core_exit() nothing queues work any more. */
+	/*
+	 * SAFETY: after srpt_core_exit() nothing queues work any more, and no
+	 * work item runs: it flushed the queue before freeing the Target
+	 * (ChannelTest.ModuleExitWaitsForAReleaseWorkStillRunning).
+	 */
 	destroy_workqueue(srpt_shim_wq);
 	srpt_shim_wq = NULL;
 	srpt_shim_cmd_cache_destroy();

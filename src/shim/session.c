@@ -119,6 +119,11 @@ void srpt_k_work_destroy(struct srpt_k_work *w)
 	srpt_shim_kfree(w);
 }
 
+void srpt_k_work_flush(void)
+{
+	flush_workqueue(srpt_shim_wq);
+}
+
 /* --- completions -------------------------------------------------------- */
 
 struct srpt_k_completion {

@@ -114,7 +114,14 @@ struct srpt_cmd_result {
 	uint8_t underflow;	/* residual is an underflow */
 	uint8_t overflow;	/* residual is an overflow */
 	uint32_t residual;
-	const uint8_t *sense;	/* valid until srpt_k_cmd_free() */
+	/*
+	 * The slot's sense buffer, valid until srpt_k_cmd_free(), and the
+	 * length the target core reports (scsi_sense_length: for the CHECK
+	 * CONDITIONs it builds, the whole buffer). The buffer is zeroed for
+	 * each command (srpt_k_cmd_submit()); the core sends only the bytes
+	 * the sense data itself claims (built_sense_len()).
+	 */
+	const uint8_t *sense;
 	uint32_t sense_len;
 	uint32_t data_len;	/* bytes of data the target core moved */
 };

@@ -25,12 +25,9 @@ SRPT_PRINTF(2, 3)
 void srpt_log(enum srpt_log_level level, const char *fmt, ...) SRPT_NOEXCEPT;
 
 /*
- * Like srpt_log(), but at most a burst of lines per interval across all
- * callers: for anything a remote peer can trigger at will.
+ * Lines a remote peer can trigger at will go through the core's per-initiator
+ * rate limit first (include/srpt/core/log_limit.h); the shim only prints.
  */
-SRPT_PRINTF(2, 3)
-void srpt_log_ratelimited(enum srpt_log_level level, const char *fmt,
-			  ...) SRPT_NOEXCEPT;
 
 /*
  * A broken invariant: the kernel prints a WARNING with a backtrace (which

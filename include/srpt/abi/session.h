@@ -37,6 +37,12 @@ void srpt_k_work_queue(struct srpt_k_work *w) SRPT_NOEXCEPT;
  * function (a channel's release work may drop the channel's last reference).
  */
 void srpt_k_work_destroy(struct srpt_k_work *w) SRPT_NOEXCEPT;
+/*
+ * Waits until every work item queued so far on the module's work queue has
+ * returned from its function, running ones included (flush_workqueue()).
+ * Process context, never from a work item of that queue.
+ */
+void srpt_k_work_flush(void) SRPT_NOEXCEPT;
 
 /* A one-shot event to wait for (a channel's release). */
 struct srpt_k_completion;

@@ -166,6 +166,9 @@ class Channel : public RefCounted<Channel> {
   ListNode target_node;
 
  private:
+  // Whether a line the initiator can provoke at will may be logged now: its
+  // budget in the Target's LogLimiter, under the key of its login's lines.
+  bool log_admit();
   friend class RefPtr<Channel>;
   Channel(const Config& cfg, SpinLock lock, DispatchGate gate);
 

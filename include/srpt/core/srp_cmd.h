@@ -21,6 +21,17 @@ inline constexpr u32 kMaxRdmaSegs = SRPT_K_MAX_RDMA_SEGS;
 inline constexpr u32 kMaxTableBytes = kMaxRdmaSegs * 16;
 static_assert(kMaxTableBytes <= 65536);
 
+// The largest data length a command may announce, 16 MiB. The descriptors'
+// length is the expected length the target core is given, and for a CDB
+// that moves less (or no) data it may still allocate all of it (data-out);
+// a larger command is refused before the target core or a table fetch sees
+// it (issue 13, defect 5: SrpCmdTest.ADataLengthAboveSixteenMiBIsRefused).
+// In-tree refuses no command for its length: srp_max_rdma_size (64 KiB by
+// default, below ib_srp's 512 KiB commands) is only advertised, in the DM
+// IOC profile, capped at this same 16 MiB. Twice the 8 MiB commands the
+// send queue is sized for (send_queue.h).
+inline constexpr u32 kMaxCmdDataLen = 16u << 20;
+
 struct ChannelIuLimits {
   u32 max_it_iu_len;    // granted at login
   bool immediate;       // IMMED_SUPP granted
@@ -69,6 +80,7 @@ enum class CmdRefusal : u8 {
   TableCount,            // IU claims more descriptors than its table has
   TooManySegments,       // more than kMaxRdmaSegs
   LengthMismatch,        // indirect total length above the sum of the segments
+  DataTooLong,           // data length above kMaxCmdDataLen
   TableFetchFailed,      // the RDMA read of an external table failed
 };
 
@@ -104,6 +116,18 @@ struct RspFields {
   bool has_rsp_code;
   u8 rsp_code;
 };
+
+// How many of the `reported` sense bytes of a command's result are its own.
+// Fixed (0x70, 0x71) and descriptor (0x72, 0x73) format sense data state
+// their length, 8 + ADDITIONAL SENSE LENGTH (byte 7; SPC-4 4.5); the target
+// core reports the size of its whole buffer for the CHECK CONDITIONs it
+// builds itself (translate_sense_reason(): TRANSPORT_SENSE_BUFFER), and the
+// slot's buffer outlives its commands, so bytes past that length are not
+// this command's (issue 13, defect 7:
+// ChannelTest.ResponseCarriesNoSenseOfAnEarlierCommandOfTheSlot). Any other
+// response code: `reported` as is (the shim zeroes the buffer for each
+// command, include/srpt/abi/cmd.h). 0 when there is no sense.
+u32 built_sense_len(const u8* sense, u32 reported);
 
 // Writes an SRP_RSP into buf (capacity `cap`, at least 36 + 4). Sense data
 // is truncated to what fits. Returns the IU length.

@@ -23,6 +23,7 @@
 #include <srpt/abi/fabric.h>
 #include <srpt/core/channel.h>
 #include <srpt/core/cm_id.h>
+#include <srpt/core/log_limit.h>
 #include <srpt/core/device.h>
 #include <srpt/core/object_counts.h>
 #include <srpt/core/params.h>
@@ -63,15 +64,19 @@ class Target : Pinned {
   // The login handler (see cm_id.h for the ownership rule).
   LoginVerdict login(const srpt_login_event& ev);
 
-  // The release work of a channel, last step.
+  // The release work of a channel, once the channel is done with its
+  // queues; the work goes on using the Target after it (see shutdown()).
   void unregister_channel(Channel& ch);
   // debugfs ib_srpt/channels.
   void show_channels(srpt_k_seq* seq);
   // debugfs ib_srpt/objects (the core's lines), and the counts behind them.
   void show_objects(srpt_k_seq* seq);
   ObjectCounters& counters() { return counters_; }
+  // Gate of every log line a remote initiator can trigger at will.
+  LogLimiter& log_limit() { return log_limit_; }
 
-  // Module unload: the listener goes, every channel is released.
+  // Module unload: the listener goes, every channel is released, and every
+  // release work has returned; the Target may be freed after it.
   void shutdown();
 
   u64 service_guid();
@@ -109,6 +114,7 @@ class Target : Pinned {
   u16 rdma_cm_port_ SRPT_GUARDED_BY(lock_) = 0;
   srpt_k_listener* rdma_listener_ SRPT_GUARDED_BY(lock_) = nullptr;
   ObjectCounters counters_;
+  LogLimiter log_limit_;
 };
 
 }  // namespace srpt

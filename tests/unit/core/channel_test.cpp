@@ -38,10 +38,12 @@ class ChannelTest : public LoginTest {
     return LastSubmitted();
   }
   // The target core finishes the command with `status` (and `sense`).
-  void Answer(srpt_k_cmd* cmd, uint8_t status, std::vector<uint8_t> sense = {}) {
+  // `sense_len`: what the target core reports (0: sense.size()).
+  void Answer(srpt_k_cmd* cmd, uint8_t status, std::vector<uint8_t> sense = {},
+              size_t sense_len = 0) {
     srpt_cmd_result r = cmd->result;
     r.status = status;
-    fake::set_cmd_result(cmd, r, std::move(sense));
+    fake::set_cmd_result(cmd, r, sense, sense_len);
     EXPECT_EQ(0, srpt_core_cmd_queue_status(fake::cmd_ctx(cmd)));
   }
   RspView LastRsp(const Outcome& o) {
@@ -189,6 +191,7 @@ TEST_F(ChannelTest, CheckConditionCarriesTheSense) {
   std::vector<uint8_t> sense(18, 0);
   sense[0] = 0x70;
   sense[2] = 0x06;  // UNIT ATTENTION
+  sense[7] = 10;    // additional sense length: 18 bytes in all
   sense[12] = 0x29;
   Answer(LastSubmitted(), 0x02, sense);
   const RspView v = LastRsp(o);
@@ -196,6 +199,56 @@ TEST_F(ChannelTest, CheckConditionCarriesTheSense) {
   EXPECT_EQ(srp::kRspFlagSnsValid, v.flags);
   EXPECT_EQ(18u, v.sense_len);
   EXPECT_EQ(sense, v.sense);
+}
+
+// Issue 13, defect 7: the sense buffer belongs to the slot and outlives
+// its commands. The target core's own CHECK CONDITIONs write 18 bytes of
+// fixed-format sense and report the whole 96-byte buffer (as
+// translate_sense_reason() does); what lies past those 18 bytes was an
+// earlier command's sense (before the shim zeroed the buffer for each
+// command) and is no part of this one's: only the 18 bytes go out.
+TEST_F(ChannelTest, ResponseCarriesNoSenseOfAnEarlierCommandOfTheSlot) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  const size_t slots = Chan(o).slots();
+  // A long descriptor-format sense in every slot.
+  std::vector<uint8_t> earlier(96, 0xee);
+  earlier[0] = 0x72;
+  earlier[1] = 0x05;
+  earlier[7] = 88;  // 8 + 88 = 96 bytes
+  for (size_t i = 0; i < slots; i++) {
+    SrpCmd c;
+    c.tag = i;
+    Receive(o, EncodeSrpCmd(c));
+    srpt_k_cmd* cmd = LastSubmitted();
+    Answer(cmd, 0x02, earlier);
+    ASSERT_EQ(96u, LastRsp(o).sense_len);
+    fake::complete_send(Qp(o));
+  }
+  // Whichever slot comes next: a fixed-format sense of 18 bytes, reported
+  // as the whole buffer.
+  std::vector<uint8_t> now(18, 0);
+  now[0] = 0x70;
+  now[2] = 0x05;  // ILLEGAL REQUEST
+  now[7] = 10;
+  now[12] = 0x24;  // INVALID FIELD IN CDB
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  Answer(LastSubmitted(), 0x02, now, fake::kSenseBufferSize);
+  const RspView v = LastRsp(o);
+  EXPECT_EQ(srp::kRspFlagSnsValid, v.flags);
+  EXPECT_EQ(18u, v.sense_len) << "8 + its additional sense length";
+  EXPECT_EQ(now, v.sense);
+  const std::vector<uint8_t>& wire = Sent(o).back().bytes;
+  EXPECT_EQ(36u + 18u, wire.size());
+  EXPECT_EQ(wire.end(), std::find(wire.begin() + 36, wire.end(), 0xee))
+      << "a byte of the earlier command's sense went out";
+  fake::complete_send(Qp(o));
+  // GOOD without sense in the same slot: no sense at all.
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  Answer(LastSubmitted(), 0x00);
+  const RspView good = LastRsp(o);
+  EXPECT_EQ(0u, good.sense_len);
+  EXPECT_EQ(0, good.flags & srp::kRspFlagSnsValid);
+  EXPECT_EQ(36u, Sent(o).back().bytes.size());
 }
 
 TEST_F(ChannelTest, SenseIsTruncatedToTheResponseBuffer) {
@@ -699,6 +752,43 @@ TEST_F(ChannelTest, ExitAfterTheDevicesWentDestroysTheListener) {
   EXPECT_EQ(0u, fake::live_listeners());
 }
 
+// Issue 13, defect 7: a channel the initiator closed just before rmmod is
+// still in its release work, on another CPU, past the point where it left
+// the Target's list, when module exit runs. srpt_core_exit() must not free
+// the Target before that work has finished: its last steps (the channel's
+// destructor) still use the Target.
+TEST_F(ChannelTest, ModuleExitWaitsForAReleaseWorkStillRunning) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  fake::cm_event(o.id, SRPT_CM_EV_DISCONNECT);
+  ASSERT_EQ(1u, fake::queued_works());
+  // The release work runs on its own thread and is preempted where it
+  // signals the release, after the channel left the Target's list.
+  fake::on_next_call("srpt_k_complete", [] { fake::preempt(); });
+  const int worker = fake::spawn_thread([] { fake::run_works_on_this_thread(); });
+  ASSERT_FALSE(fake::thread_finished(worker));
+  ASSERT_EQ(1u, fake::running_works());
+
+  // Module exit, in the shim's order: configfs is gone, then
+  // ib_unregister_client() removes the device, then srpt_core_exit().
+  DropTpg(tpg_);
+  DropTport(tport_);
+  RemoveDevice(cdev_);
+  ExitCore();
+  const bool finished = fake::thread_finished(worker);
+  EXPECT_TRUE(finished) << "srpt_core_exit() freed the Target while a release work "
+                           "still runs; the work's last steps would use it\n"
+                        << fake::trace_dump();
+  EXPECT_EQ(0u, fake::running_works());
+  if (!finished) {
+    // Resuming it now would be the use after free itself (ASan would stop
+    // the whole run): abandon it.
+    fake::reset_threads();
+    return;
+  }
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+}
+
 // --- CM events racing the release ---------------------------------------------------------
 
 TEST_F(ChannelTest, AnRtuArrivingWhileTheReleaseDestroysTheCmIdIsIgnored) {
@@ -843,6 +933,30 @@ Bytes ExternalTable(uint32_t n, uint32_t seg) {
   Bytes b;
   for (uint32_t i = 0; i < n; i++) Append(b, DirectDesc(0x1000 * (i + 1), 20 + i, seg));
   return b;
+}
+
+// Issue 13, defect 5: a TEST UNIT READY whose data-out descriptor announces
+// 4 GiB never reaches the target core (which would allocate all of it): the
+// channel answers CHECK CONDITION, ILLEGAL REQUEST, INVALID FIELD IN COMMAND
+// INFORMATION UNIT, and the slot and credit come back.
+TEST_F(ChannelTest, AnAbsurdDataLengthIsAnsweredCheckConditionByTheChannel) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  SrpCmd c;
+  c.buf_fmt = srp::kDirect << 4;
+  c.out_cnt = 1;
+  c.tail = DirectDesc(0x10000, 7, 0xffffffffu);
+  Receive(o, EncodeSrpCmd(c));
+  EXPECT_TRUE(fake::submissions().empty()) << "the target core never saw it";
+  const RspView v = LastRsp(o);
+  EXPECT_EQ(0x02, v.status);
+  ASSERT_EQ(18u, v.sense.size());
+  EXPECT_EQ(0x05, v.sense[2]) << "ILLEGAL REQUEST";
+  EXPECT_EQ(0x0e, v.sense[12]) << "INVALID FIELD IN COMMAND INFORMATION UNIT";
+  EXPECT_EQ(0x03, v.sense[13]);
+  EXPECT_EQ(1u, v.req_lim_delta);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_EQ(64u, Snap(o).req_lim);
 }
 
 // Issue 13, defect 6: a command that arrives while the target core stops the

@@ -252,6 +252,47 @@ TEST_F(SrpCmdTest, AtMostMaxRdmaSegsSegments) {
   EXPECT_EQ(CmdRefusal::TooManySegments, Parse(EncodeSrpCmd(c)));
 }
 
+// Issue 13, defect 5. The descriptors' total length is the length the
+// target core is given for the command, and for a CDB that moves no data
+// (TEST UNIT READY with a data-out descriptor) it allocates all of it.
+// In-tree refuses no command for its length (srp_max_rdma_size is only
+// advertised in the DM IOC profile, capped at 16 MiB); here a length above
+// 16 MiB is refused before the target core or any table fetch sees it.
+TEST_F(SrpCmdTest, ADataLengthAboveSixteenMiBIsRefused) {
+  constexpr uint32_t kBound = 16u << 20;
+  static_assert(kBound == srpt::kMaxCmdDataLen);
+  for (bool out : {true, false}) {
+    SCOPED_TRACE(out ? "data-out" : "data-in");
+    auto cmd = [out](uint8_t fmt, uint8_t cnt) { return out ? Out(fmt, cnt) : In(fmt, cnt); };
+    // Direct.
+    for (uint32_t len : {kBound, kBound + 1, 0xffffffffu}) {
+      SrpCmd c = cmd(srp::kDirect, 1);
+      c.tail = DirectDesc(0x1000, 5, len);
+      const CmdRefusal r = Parse(EncodeSrpCmd(c));
+      if (len <= kBound) {
+        EXPECT_EQ(CmdRefusal::None, r) << len;
+        EXPECT_EQ(len, out_.data_len);
+      } else {
+        EXPECT_NE(CmdRefusal::None, r) << len;
+      }
+    }
+    // Indirect, the table in the IU: segments that cover the length.
+    SrpCmd c = cmd(srp::kIndirect, 2);
+    c.tail = Indirect(2, kBound / 2, kBound);
+    EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
+    c.tail = Indirect(2, 0x80000000u, 0xffffffffu);
+    EXPECT_NE(CmdRefusal::None, Parse(EncodeSrpCmd(c))) << "4 GiB in two segments";
+    // Indirect, the table in initiator memory: refused before the fetch.
+    c = cmd(srp::kIndirect, 1);
+    c.tail = Indirect(1, 0x80000000u, 0xffffffffu, 4 * 16);
+    EXPECT_NE(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
+    EXPECT_EQ(0u, out_.ext.len) << "no table to fetch";
+    c.tail = Indirect(1, kBound / 4, kBound, 4 * 16);
+    EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
+    EXPECT_EQ(64u, out_.ext.len);
+  }
+}
+
 TEST_F(SrpCmdTest, ExternalTableIsDescribedThenDecoded) {
   // ib_srp with cmd_sg_entries=1: one descriptor in the IU, table_desc
   // covering all four in its memory.
@@ -291,10 +332,14 @@ TEST_F(SrpCmdTest, AFetchedTableMustCoverTheDataLength) {
   EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
   Bytes t = Table(3, 0xffffffffu);
   EXPECT_EQ(CmdRefusal::None, Decode(t));
-  c.tail = IndirectHeader(0x9000, 0x77, 3 * 16, 0xffffffffu);
+  c.tail = IndirectHeader(0x9000, 0x77, 3 * 16, srpt::kMaxCmdDataLen);
   Append(c.tail, DirectDesc(0x1000, 100, 1));
   EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
   EXPECT_EQ(CmdRefusal::LengthMismatch, Decode(Table(3, 1)));
+  // A length beyond kMaxCmdDataLen never gets as far as a fetch.
+  c.tail = IndirectHeader(0x9000, 0x77, 3 * 16, 0xffffffffu);
+  Append(c.tail, DirectDesc(0x1000, 100, 1));
+  EXPECT_EQ(CmdRefusal::DataTooLong, Parse(EncodeSrpCmd(c)));
 }
 
 TEST_F(SrpCmdTest, ImmediateData) {
@@ -513,13 +558,38 @@ TEST_F(BuildRspTest, TaskManagementResponseData) {
   EXPECT_EQ(srp::kRspFlagRspValid, v.flags);
 }
 
+// Issue 13, defect 7: only the sense bytes the sense data claims go out.
+TEST_F(BuildRspTest, BuiltSenseLength) {
+  uint8_t sense[96] = {};
+  sense[0] = 0x70;
+  sense[7] = 10;
+  EXPECT_EQ(18u, srpt::built_sense_len(sense, 96)) << "fixed, 8 + 10";
+  sense[0] = 0xf0;
+  EXPECT_EQ(18u, srpt::built_sense_len(sense, 96)) << "fixed with VALID set";
+  sense[0] = 0x71;
+  EXPECT_EQ(18u, srpt::built_sense_len(sense, 18));
+  EXPECT_EQ(12u, srpt::built_sense_len(sense, 12)) << "never more than reported";
+  sense[0] = 0x72;
+  sense[7] = 88;
+  EXPECT_EQ(96u, srpt::built_sense_len(sense, 96)) << "descriptor, 8 + 88";
+  sense[0] = 0x73;
+  sense[7] = 250;
+  EXPECT_EQ(96u, srpt::built_sense_len(sense, 96));
+  sense[0] = 0x5e;  // no sense format: the reported length as is
+  EXPECT_EQ(96u, srpt::built_sense_len(sense, 96));
+  sense[0] = 0x70;
+  EXPECT_EQ(5u, srpt::built_sense_len(sense, 5)) << "shorter than a header";
+  EXPECT_EQ(0u, srpt::built_sense_len(sense, 0));
+  EXPECT_EQ(0u, srpt::built_sense_len(nullptr, 18));
+}
+
 TEST_F(BuildRspTest, RefusalSense) {
   uint8_t sense[srpt::kRefusalSenseLen];
   for (CmdRefusal r : {CmdRefusal::Truncated, CmdRefusal::Bidirectional,
                        CmdRefusal::BadFormat, CmdRefusal::EmptyTable,
                        CmdRefusal::TableLength, CmdRefusal::TableCount,
                        CmdRefusal::TooManySegments, CmdRefusal::LengthMismatch,
-                       CmdRefusal::ImmediateOutOfBounds}) {
+                       CmdRefusal::DataTooLong, CmdRefusal::ImmediateOutOfBounds}) {
     srpt::refusal_sense(r, sense);
     EXPECT_EQ(0x70, sense[0]);
     EXPECT_EQ(0x05, sense[2]) << "ILLEGAL REQUEST";

@@ -58,12 +58,11 @@ void target_core_answers(srpt_k_cmd* cmd, uint8_t status) {
   cmd->result = srpt_cmd_result{};
   cmd->result.status = status;
   if (status == 0x02) {  // CHECK CONDITION: ABORTED COMMAND
-    cmd->sense.assign(18, 0);
-    cmd->sense[0] = 0x70;
-    cmd->sense[2] = 0x0b;
-    cmd->sense[7] = 10;
-    cmd->result.sense = cmd->sense.data();
-    cmd->result.sense_len = static_cast<uint32_t>(cmd->sense.size());
+    std::vector<uint8_t> sense(18, 0);
+    sense[0] = 0x70;
+    sense[2] = 0x0b;
+    sense[7] = 10;
+    set_cmd_result(cmd, cmd->result, sense);
   }
   cmd->phase = srpt_k_cmd::Phase::Executing;
   srpt_core_cmd_queue_status(cmd->ctx);
@@ -97,11 +96,16 @@ void answer_tmf(srpt_k_cmd* cmd, srpt_tmf_result r) {
 void* cmd_ctx(const srpt_k_cmd* cmd) { return cmd->ctx; }
 
 void set_cmd_result(srpt_k_cmd* cmd, const srpt_cmd_result& r,
-                    std::vector<uint8_t> sense) {
+                    const std::vector<uint8_t>& sense, size_t sense_len) {
   cmd->result = r;
-  cmd->sense = std::move(sense);
-  cmd->result.sense = cmd->sense.empty() ? nullptr : cmd->sense.data();
-  cmd->result.sense_len = static_cast<uint32_t>(cmd->sense.size());
+  if (sense.size() > kSenseBufferSize || sense_len > kSenseBufferSize) {
+    record_violation("set_cmd_result: sense beyond the %zu-byte buffer", kSenseBufferSize);
+    return;
+  }
+  std::copy(sense.begin(), sense.end(), cmd->sense.begin());
+  if (sense_len == 0) sense_len = sense.size();
+  cmd->result.sense = sense_len == 0 ? nullptr : cmd->sense.data();
+  cmd->result.sense_len = static_cast<uint32_t>(sense_len);
 }
 
 void complete_rdma_read(srpt_k_cmd* cmd, bool ok) {
@@ -288,6 +292,8 @@ extern "C" int srpt_k_cmd_submit(srpt_k_cmd* cmd, srpt_k_session* sess,
   cmd->submits++;
   cmd->phase = srpt_k_cmd::Phase::Submitted;
   fake::drop_contexts(cmd);
+  // As the shim: the sense buffer starts zeroed for each command.
+  std::fill(cmd->sense.begin(), cmd->sense.end(), 0);
   fake::set_cmd_result(cmd, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, s->data_len});
   sess->active_cmds++;
   return 0;

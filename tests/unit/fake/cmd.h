@@ -29,6 +29,11 @@
 
 #include <srpt/abi/cmd.h>
 
+namespace fake {
+// TRANSPORT_SENSE_BUFFER.
+inline constexpr size_t kSenseBufferSize = 96;
+}  // namespace fake
+
 struct srpt_k_cmd {
   enum class Phase {
     Idle,          // no command (never submitted, or released)
@@ -45,7 +50,11 @@ struct srpt_k_cmd {
   bool active = false;  // from submit to release
   srpt_k_session* sess = nullptr;
   srpt_cmd_result result{};
-  std::vector<uint8_t> sense;  // result.sense points here
+  // The context's sense buffer (the shim's sense[TRANSPORT_SENSE_BUFFER]),
+  // which the target core writes into and result.sense points at. It lives
+  // as long as the context, across the commands of its slot, and is zeroed
+  // by srpt_k_cmd_submit() as the shim does.
+  std::vector<uint8_t> sense = std::vector<uint8_t>(fake::kSenseBufferSize);
   // Prepared RDMA contexts.
   std::vector<srpt_rdma_seg> segs;
   srpt_data_dir rw_dir = SRPT_DIR_NONE;
@@ -93,9 +102,13 @@ const std::vector<TmfSubmission>& tmf_submissions();
 void answer_tmf(srpt_k_cmd* cmd, srpt_tmf_result r);
 
 void* cmd_ctx(const srpt_k_cmd* cmd);
-// What srpt_k_cmd_result() reports for `cmd` from now on.
+// What srpt_k_cmd_result() reports for `cmd` from now on. The target core
+// writes `sense` over the start of the context's sense buffer (what lies
+// beyond stays as it was) and reports `sense_len` bytes of it: by default
+// sense.size(); the target core's own CHECK CONDITIONs report the whole
+// buffer, kSenseBufferSize (translate_sense_reason()).
 void set_cmd_result(srpt_k_cmd* cmd, const srpt_cmd_result& r,
-                    std::vector<uint8_t> sense = {});
+                    const std::vector<uint8_t>& sense = {}, size_t sense_len = 0);
 // Completes the posted RDMA reads of `cmd`.
 void complete_rdma_read(srpt_k_cmd* cmd, bool ok = true);
 // The target core aborts `cmd` (a TMF, a LUN reset) before any response:

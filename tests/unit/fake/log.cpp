@@ -32,12 +32,12 @@ std::string vformat(const char* fmt, va_list ap) {
   return out;
 }
 
-void vlog(srpt_log_level level, bool ratelimited, const char* fmt, va_list ap) {
+void vlog(srpt_log_level level, const char* fmt, va_list ap) {
   if (!printk_compatible_format(fmt))
     record_violation("log format not printk-compatible: \"%s\"", fmt);
   if (level < SRPT_LOG_ERR || level > SRPT_LOG_DEBUG)
     record_violation("log level %d out of range", static_cast<int>(level));
-  LogLine line{level, vformat(fmt, ap), ratelimited};
+  LogLine line{level, vformat(fmt, ap)};
   if (verbose()) fprintf(stderr, "srpt log <%d> %s", level, line.text.c_str());
   lines().push_back(std::move(line));
 }
@@ -104,15 +104,7 @@ bool printk_compatible_format(const char* fmt) {
 extern "C" void srpt_log(srpt_log_level level, const char* fmt, ...) noexcept {
   va_list ap;
   va_start(ap, fmt);
-  fake::vlog(level, false, fmt, ap);
-  va_end(ap);
-}
-
-extern "C" void srpt_log_ratelimited(srpt_log_level level, const char* fmt,
-                                     ...) noexcept {
-  va_list ap;
-  va_start(ap, fmt);
-  fake::vlog(level, true, fmt, ap);
+  fake::vlog(level, fmt, ap);
   va_end(ap);
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// The fake kernel log (include/srpt/abi/log.h: srpt_log, srpt_log_ratelimited,
+// The fake kernel log (include/srpt/abi/log.h: srpt_log,
 // srpt_snprintf). Every line is captured with its level; with
 // SRPT_UNIT_VERBOSE set in the environment it is also echoed to stderr.
 //
@@ -19,7 +19,6 @@ namespace fake {
 struct LogLine {
   srpt_log_level level;
   std::string text;  // as formatted, trailing newline included
-  bool ratelimited;
 };
 
 const std::vector<LogLine>& log_lines();

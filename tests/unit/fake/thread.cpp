@@ -78,6 +78,7 @@ void yield(Spawned& t, Spawned::St st) {
 
 int current_thread() { return tls_id; }
 bool current_thread_can_block() { return tls_can_block; }
+bool on_test_os_thread() { return tls_os == 0; }
 
 OtherThread::OtherThread() : saved_id_(tls_id), saved_can_block_(tls_can_block) {
   tls_id = state().next_id++;
@@ -150,6 +151,15 @@ bool block_until(const std::function<bool()>& ready) {
   }
   t->ready = nullptr;
   return true;
+}
+
+bool preempt() {
+  bool paused = false;
+  return block_until([&paused] {
+    if (paused) return true;
+    paused = true;
+    return false;
+  });
 }
 
 void reset_threads() {

@@ -30,6 +30,9 @@ namespace fake {
 int current_thread();
 // False in an OtherThread scope and in the test's own thread.
 bool current_thread_can_block();
+// True on the test's own OS thread (OtherThread scopes included), the only
+// one that may resume spawned threads (run_threads).
+bool on_test_os_thread();
 
 class OtherThread {
  public:
@@ -56,6 +59,12 @@ size_t blocked_threads();
 // holds. Returns false (and does not wait) when the current thread cannot
 // block.
 bool block_until(const std::function<bool()>& ready);
+// Called by a spawned thread: it is preempted and gives the baton back to
+// the test while staying runnable; the next run_threads() (or anything that
+// runs other threads) resumes it. Models a kernel thread that is still in
+// the middle of its function on another CPU. False (and no pause) when the
+// current thread cannot block.
+bool preempt();
 
 // Abandons threads that are still blocked (they stay parked forever).
 void reset_threads();

@@ -18,6 +18,7 @@ namespace {
 struct WorkState {
   std::vector<srpt_k_work*> live;
   std::deque<srpt_k_work*> queue;
+  size_t running = 0;  // functions entered and not yet returned
 };
 
 WorkState& state() {
@@ -30,6 +31,9 @@ std::vector<void*>& graveyard() {
   return *g;
 }
 
+// Work functions the current OS thread is inside of.
+thread_local int tls_in_work = 0;
+
 bool is_live(const srpt_k_work* w) {
   const auto& v = state().live;
   return std::find(v.begin(), v.end(), w) != v.end();
@@ -39,6 +43,7 @@ bool is_live(const srpt_k_work* w) {
 
 size_t live_works() { return state().live.size(); }
 size_t queued_works() { return state().queue.size(); }
+size_t running_works() { return state().running; }
 
 bool run_one_work() { return run_one_work_on(false); }
 
@@ -51,12 +56,16 @@ bool run_one_work_on(bool this_thread) {
   w->running = true;
   w->runs++;
   trace("run_work", w);
+  s.running++;
+  tls_in_work++;
   if (this_thread) {
     w->fn(w->arg);  // may destroy w
   } else {
     OtherThread worker;
     w->fn(w->arg);  // may destroy w
   }
+  tls_in_work--;
+  s.running--;
   if (is_live(w)) w->running = false;
   return true;
 }
@@ -131,3 +140,28 @@ extern "C" void srpt_k_work_destroy(srpt_k_work* w) noexcept {
   delete w;
 }
 
+extern "C" void srpt_k_work_flush(void) noexcept {
+  fake::might_sleep("srpt_k_work_flush");
+  fake::trace("srpt_k_work_flush", nullptr);
+  fake::WorkState& s = fake::state();
+  if (fake::tls_in_work != 0) {
+    fake::record_violation("srpt_k_work_flush from a work item: it would wait for itself");
+    return;
+  }
+  for (;;) {
+    if (fake::run_one_work()) continue;
+    if (s.running == 0) return;
+    // A work function is still running on another thread: wait for it.
+    const size_t before = s.running;
+    if (fake::current_thread_can_block()) {
+      if (fake::block_until([&s, before] { return s.running < before; })) continue;
+    } else if (fake::on_test_os_thread()) {
+      fake::run_threads();
+      if (s.running < before) continue;
+    }
+    fake::record_violation("srpt_k_work_flush: %zu work functions never return; "
+                           "the kernel would hang",
+                           s.running);
+    return;
+  }
+}

@@ -6,8 +6,12 @@
 // fake wait does (loop.h: srpt_k_wait, the session drain). Each
 // item runs as another kernel thread (thread.h) and may destroy itself.
 //
+// srpt_k_work_flush() runs every queued item and lets work functions still
+// running on spawned threads (thread.h) return before it does.
+//
 // Violations: destroying a pending item (it would run after being freed),
-// queueing or destroying a dead one.
+// queueing or destroying a dead one; a flush from a work item, or one that
+// would never end (a running work function that cannot go on).
 #pragma once
 
 #include <cstddef>
@@ -28,6 +32,10 @@ namespace fake {
 
 size_t live_works();
 size_t queued_works();
+// Work functions that have started and not yet returned (one may have
+// destroyed its own item and still be running, as a channel's release work
+// does).
+size_t running_works();
 // Runs the oldest queued item; false when none is queued.
 bool run_one_work();
 // this_thread: the work runs as the current thread (a spawned one, which
