@@ -95,6 +95,13 @@ class Target : Pinned {
   // Live channels other than `ch` under its session name in its TPG; for a
   // SINGLE login (!multi) not those of its own nexus, which it replaces.
   usize session_channels(const Channel& ch, bool multi) SRPT_REQUIRES(lock_);
+  // Calls fn(tpg, name) -> bool for each enabled TPG of the port and each
+  // session name it is tried under, in the order of README "Login", until
+  // fn returns true. Returns whether an enabled TPG was found (true when fn
+  // returned true).
+  template <class Fn>
+  bool for_each_session_name(Port& port, const SessionNames& names, Fn fn)
+      SRPT_EXCLUDES(lock_);
   // The k-th enabled TPG (from 0) of the port's target port named in `form`.
   Tpg* enabled_tpg(Port& port, PortNameForm form, usize k) SRPT_REQUIRES(lock_);
   LoginVerdict reject(CmIdLease&& lease, const srpt_login_event& ev,
