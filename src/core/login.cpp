@@ -4,6 +4,7 @@
 // Checks, in order, each with its SRP_LOGIN_REJ reason (README, "Login"):
 //   private data too short for an SRP_LOGIN_REQ  plain CM reject, no SRP REJ
 //   unknown device                               plain CM reject
+//   (from here to the answer the port's login lock is held, target.h)
 //   opcode is not SRP_LOGIN_REQ                  0x00010000
 //   req_it_iu_len < 64 or > srp_max_req_size     0x00010002
 //   neither direct nor indirect descriptors      0x00010004
@@ -121,50 +122,67 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
       ev.kind, req.initiator_port_id, ev.initiator_gid,
       StringView::from_cstr(ev.src_addr ? ev.src_addr : ""));
 
-  MutexGuard login(login_lock_);
+  auto unknown_port = [&] {
+    srpt_log_ratelimited(SRPT_LOG_WARNING,
+                         "login from %s on an unknown device or port %u: "
+                         "rejected without SRP reply\n",
+                         names.short_name.c_str(), ev.port_num);
+    (void)srpt_k_cm_reject(ev.kind, lease.get(), nullptr, 0);
+    return LoginVerdict::caller_keeps(move(lease), Error::NoDev);
+  };
 
-  // Registry lookups: the device, the port, its attributes and whether it
-  // has an enabled TPG.
-  bool has_tpg = false;
-  usize nexus_channels = 0;
+  // The port, for its login lock, which comes before lock_ (target.h): the
+  // port is looked up, locked, and then checked again. The lock is held
+  // until the answer: a login waits only for what uses the same port.
   RefPtr<Port> port;
+  {
+    MutexGuard guard(lock_);
+    Device* dev = find_device(ev.kdev);
+    Port* p = dev ? dev->port(ev.port_num) : nullptr;
+    if (p != nullptr && p->attached()) port = RefPtr<Port>(p);
+  }
+  if (!port) return unknown_port();
+  MutexGuard login(port->login_lock());
+
+  // Registry lookups under the port's login lock: its device still there,
+  // its attributes and whether it has an enabled TPG.
+  bool gone = false, has_tpg = false;
+  usize nexus_channels = 0;
   RefPtr<SharedRecvQueue> srq;
   LoginLimits limits{};
   u32 sq_size = 0;
   {
     MutexGuard guard(lock_);
-    Device* dev = find_device(ev.kdev);
-    Port* p = dev ? dev->port(ev.port_num) : nullptr;
-    if (p == nullptr || !p->attached()) {
-      srpt_log_ratelimited(SRPT_LOG_WARNING,
-                           "login from %s on an unknown device or port %u: "
-                           "rejected without SRP reply\n",
-                           names.short_name.c_str(), ev.port_num);
-      (void)srpt_k_cm_reject(ev.kind, lease.get(), nullptr, 0);
-      return LoginVerdict::caller_keeps(move(lease), Error::NoDev);
+    // Device removal detaches the port and unlists the device at once.
+    Device* dev = port->attached() ? find_device(ev.kdev) : nullptr;
+    gone = dev == nullptr;
+    if (!gone) {
+      Port* p = port.get();
+      const PortAttributes& a = p->attributes();
+      limits.max_req_size = params_.max_req_size;
+      limits.service_guid = params_.service_guid;
+      limits.max_rsp_size = a.max_rsp_size;
+      limits.recv_depth = min(kRecvDepth, a.sq_size);
+      sq_size = a.sq_size;
+      // dev->srq is stable while the port uses it (device.h), and the port's
+      // use_srq cannot change while its login lock is held.
+      if (a.use_srq && dev->srq) {
+        srq = dev->srq;
+        // An IU must fit an SRQ buffer (srp_max_req_size bytes: the grant
+        // never exceeds that anyway).
+        limits.max_req_size = min(limits.max_req_size, srq->buf_size());
+        limits.required_imm_offset = srq->imm_offset();
+      }
+      for (int f = 0; f < kPortNameFormCount; f++)
+        if (enabled_tpg(*p, static_cast<PortNameForm>(f), 0) != nullptr) has_tpg = true;
+      for (Channel& ch : channels_)
+        if (ch.is_nexus(*p, req.initiator_port_id, req.target_port_id) &&
+            ch.state() < Channel::State::Closing)
+          nexus_channels++;
     }
-    port = RefPtr<Port>(p);
-    const PortAttributes& a = p->attributes();
-    limits.max_req_size = params_.max_req_size;
-    limits.service_guid = params_.service_guid;
-    limits.max_rsp_size = a.max_rsp_size;
-    limits.recv_depth = min(kRecvDepth, a.sq_size);
-    sq_size = a.sq_size;
-    // dev->srq is stable while login_lock_ is held (device.h).
-    if (a.use_srq && dev->srq) {
-      srq = dev->srq;
-      // An IU must fit an SRQ buffer (srp_max_req_size bytes: the grant
-      // never exceeds that anyway).
-      limits.max_req_size = min(limits.max_req_size, srq->buf_size());
-      limits.required_imm_offset = srq->imm_offset();
-    }
-    for (int f = 0; f < kPortNameFormCount; f++)
-      if (enabled_tpg(*p, static_cast<PortNameForm>(f), 0) != nullptr) has_tpg = true;
-    for (Channel& ch : channels_)
-      if (ch.is_nexus(*p, req.initiator_port_id, req.target_port_id) &&
-          ch.state() < Channel::State::Closing)
-        nexus_channels++;
   }
+  // Plain reject outside lock_, which is never held across a CM call.
+  if (gone) return unknown_port();
 
   const LoginCheck check = check_login_request(req, limits);
   if (!check.ok()) return reject(move(lease), ev, names, req.tag, check.rejection());
@@ -265,9 +283,9 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
   }
 
   // Commit: the TPG may have been disabled meanwhile (disable does not wait
-  // for login_lock_ to clear the flag), and the target core may have closed
-  // the session (an ACL removed; close_session does not take login_lock_
-  // either). Registration and the SINGLE takeover decision happen under the
+  // for the port's login lock to clear the flag), and the target core may
+  // have closed the session (an ACL removed; close_session takes no login
+  // lock either). Registration and the SINGLE takeover decision happen under the
   // registry lock.
   bool terminated_others = false, others = false;
   Rejection refused{0, nullptr};
