@@ -8,7 +8,8 @@ namespace srpt {
 Result<RefPtr<Port>> Port::create(StringView device_name,
                                   const srpt_port_desc& desc) {
   if (!desc.gid0_valid) return Error::NoDev;
-  RefPtr<Port> port = RefPtr<Port>::adopt(new (alloc_sleep) Port());
+  Mutex login_lock = SRPT_TRY(Mutex::create(SRPT_LOCK_LOGIN));
+  RefPtr<Port> port = RefPtr<Port>::adopt(new (alloc_sleep) Port(move(login_lock)));
   if (!port) return Error::NoMem;
   if (!port->device_name_.assign(device_name)) return Error::NameTooLong;
   port->port_num_ = desc.port_num;

@@ -17,8 +17,7 @@ const char* form_name(PortNameForm form) {
 
 Result<Own<Target>> Target::create(const Params& params) {
   Mutex lock = SRPT_TRY(Mutex::create(SRPT_LOCK_TARGET));
-  Mutex login_lock = SRPT_TRY(Mutex::create(SRPT_LOCK_LOGIN));
-  return make_own<Target>(alloc_sleep, move(lock), move(login_lock), params);
+  return make_own<Target>(alloc_sleep, move(lock), params);
 }
 
 Target::~Target() {
@@ -41,12 +40,13 @@ void Target::shutdown() {
     l = exchange(rdma_listener_, nullptr);
     rdma_cm_port_ = 0;
   }
-  // Waits for a running REQ callback, which may need login_lock_.
+  // Waits for a running REQ callback, which may wait for a port's login
+  // lock: none is held here.
   if (l != nullptr) srpt_k_listener_destroy(l);
-  {
-    MutexGuard login(login_lock_);
-    close_channels_and_wait([](Channel&) { return true; }, CloseReason::Shutdown);
-  }
+  // Module unload removed every device before this (ib_client first:
+  // ~Target asserts it), and the last listener is gone: no login runs or
+  // can start, so no port's login lock is needed to close what is left.
+  close_channels_and_wait([](Channel&) { return true; }, CloseReason::Shutdown);
   // A channel released before this point may still be in its release work,
   // past unregister_channel() (so not waited for above), and uses the
   // Target until its destructor returns: the caller frees the Target next
@@ -136,22 +136,21 @@ void Target::remove_device(Device* dev) {
       }
     }
   }
-  // 2. The IB/CM listener, without login_lock_: destroying it waits for its
-  //    running REQ callbacks, which may wait for login_lock_ (issue 13,
-  //    defect 3: RegistryTest.DeviceRemovalDestroysTheListenerWithout...).
+  // 2. The IB/CM listener, without any login lock: destroying it waits for
+  //    its running REQ callbacks, which may wait for a port's login lock
+  //    (issue 13, defect 3: RegistryTest.DeviceRemovalDestroysTheListener...).
   if (dev->ib_listener != nullptr) srpt_k_listener_destroy(exchange(dev->ib_listener, nullptr));
-  // 3. Logins still in flight on the device (RDMA/CM ones, whose listener
-  //    is not the device's) end before its channels are closed, and the
-  //    SRQ field is stable (device.h).
-  MutexGuard login(login_lock_);
-  // Its channels use the device's queues: all go before the device does.
-  close_channels_and_wait(
-      [dev](Channel& ch) {
-        for (Port& p : dev->ports())
-          if (&ch.port() == &p) return true;
-        return false;
-      },
-      CloseReason::DeviceRemoved);
+  // 3. Port by port, under its login lock: logins still in flight there
+  //    (RDMA/CM ones, whose listener is not the device's) end first, and a
+  //    use_srq write on the port, which uses the device, is done. Any that
+  //    takes the lock later finds the port detached. Then the port's
+  //    channels, which use the device's queues, go before the device does.
+  //    The port list is the device's own and fixed: no lock_ needed.
+  for (Port& p : dev->ports()) {
+    MutexGuard login(p.login_lock());
+    close_channels_and_wait([&p](Channel& ch) { return &ch.port() == &p; },
+                            CloseReason::DeviceRemoved);
+  }
   // Ports referenced by target ports survive this; the rest go now.
   destroy(dev);
 }
@@ -232,12 +231,12 @@ Status Target::enable_tpg(Tpg& tpg, bool enable) {
                tpg.tport().name().c_str(), port.device_name(), port.port_num());
       return Error::NoDev;
     }
-    // Disabling first, before waiting for the login lock: a login in flight
-    // re-checks this flag before it accepts, and is refused.
+    // Disabling first, before waiting for the port's login lock: a login
+    // in flight re-checks this flag before it accepts, and is refused.
     tpg.enabled_ = enable;
   }
   if (!enable) {
-    MutexGuard login(login_lock_);
+    MutexGuard login(tpg.tport().port().login_lock());
     close_channels_and_wait([&tpg](Channel& ch) { return ch.tpg() == &tpg; },
                             CloseReason::TpgDisabled);
   }
@@ -250,7 +249,9 @@ void Target::drop_tpg(Tpg* tpg) {
     tpg->enabled_ = false;
   }
   {
-    MutexGuard login(login_lock_);
+    // A login on the port may be using the TPG (its login lock is held
+    // from lookup to answer): it ends before the TPG leaves the list.
+    MutexGuard login(tpg->tport().port().login_lock());
     close_channels_and_wait([tpg](Channel& ch) { return ch.tpg() == tpg; },
                             CloseReason::TpgDisabled);
     MutexGuard guard(lock_);
@@ -320,13 +321,18 @@ Device* Target::device_of(const Port& port) {
 // out, the receive queue changes, the port serves logins again. Unlike
 // in-tree, a new SRQ is made first, so that when it cannot be made nothing
 // changed: no channel was closed and the port goes on without SRQ.
-// login_lock_ is held throughout: no login sees the switch half done, and
-// the device (and its srq field) cannot be removed meanwhile.
+// The port's login lock is held throughout: no login on the port sees the
+// switch half done, and the device cannot be removed meanwhile (removal
+// takes each port's login lock before the device goes). Logins on the
+// device's other ports go on: they read dev->srq only while their own port
+// uses it, and then it is neither made nor dropped here (device.h). Each
+// decision about dev->srq is made and applied under lock_, so switches on
+// two ports of one device cannot both make one, nor drop one the other
+// still uses (LoginLockTest.LoginOnTheOtherPortWhileAUseSrqSwitch...).
 Status Target::set_use_srq(Tpg& tpg, bool on) {
-  MutexGuard login(login_lock_);
   Port& port = tpg.tport().port();
+  MutexGuard login(port.login_lock());
   Device* dev;
-  bool others_use_srq = false;
   {
     MutexGuard guard(lock_);
     if (port.attributes().use_srq == on) return Status::ok_status();
@@ -336,10 +342,25 @@ Status Target::set_use_srq(Tpg& tpg, bool on) {
       port.attributes().use_srq = on;
       return Status::ok_status();
     }
-    for (Port& p : dev->ports())
-      if (&p != &port && p.attributes().use_srq) others_use_srq = true;
   }
-  if (on && !dev->srq) {
+  // use_srq=1 needs the device's SRQ: made here, outside lock_, when the
+  // device has none. Another port's switch may make one or drop the last
+  // meanwhile; under lock_ the one found serves, or the one made here is
+  // installed, so the port never has use_srq set without an SRQ.
+  RefPtr<SharedRecvQueue> made_srq;
+  for (;;) {
+    {
+      MutexGuard guard(lock_);
+      if (on && !dev->srq && made_srq) {
+        dev->srq = move(made_srq);
+        srpt_log(SRPT_LOG_INFO, "%s: shared receive queue of %u buffers of %u bytes\n",
+                 dev->name(), dev->srq->count(), dev->srq->buf_size());
+      }
+      if (!on || dev->srq) {
+        port.attributes().use_srq = on;
+        break;
+      }
+    }
     Result<RefPtr<SharedRecvQueue>> made = SharedRecvQueue::create(
         dev->kdev(), params_.srq_size, params_.max_req_size, kSrqImmDataOffset);
     if (!made.ok()) {
@@ -349,21 +370,25 @@ Status Target::set_use_srq(Tpg& tpg, bool on) {
                tpg.tport().name().c_str(), dev->name(), made.error().to_kernel());
       return made.error();
     }
-    dev->srq = move(made).value();
-    srpt_log(SRPT_LOG_INFO, "%s: shared receive queue of %u buffers of %u bytes\n",
-             dev->name(), dev->srq->count(), dev->srq->buf_size());
+    made_srq = move(made).value();
   }
-  {
-    MutexGuard guard(lock_);
-    port.attributes().use_srq = on;
-  }
+  made_srq.reset();  // made, but another switch's came first
   close_channels_and_wait([&port](Channel& ch) { return &ch.port() == &port; },
                           CloseReason::SrqSwitched);
   // Every channel that used the SRQ dropped its reference in its release
-  // work, before close_channels_and_wait saw it released: this destroys it
-  // unless a channel of another port of the device still uses it.
-  if (!on && !others_use_srq && dev->srq) {
-    dev->srq.reset();
+  // work, before close_channels_and_wait saw it released: dropping the
+  // device's reference destroys it, unless a port of the device uses it
+  // again or still does.
+  RefPtr<SharedRecvQueue> unused;
+  {
+    MutexGuard guard(lock_);
+    bool used = false;
+    for (Port& p : dev->ports())
+      if (p.attributes().use_srq) used = true;
+    if (!used && dev->srq) unused = move(dev->srq);
+  }
+  if (unused) {
+    unused.reset();
     srpt_log(SRPT_LOG_INFO, "%s: shared receive queue released\n", dev->name());
   }
   srpt_log(SRPT_LOG_INFO, "%s: use_srq=%d; channels of the port logged out\n",

@@ -50,6 +50,30 @@ int srpt_k_session_create(struct srpt_k_tpg *tpg, const char *initiator_name,
 	return 0;
 }
 
+int srpt_k_tpg_admits(struct srpt_k_tpg *tpg, const char *initiator_name)
+{
+	struct se_portal_group *se_tpg = &tpg->se_tpg;
+	struct se_node_acl *nacl;
+
+	/*
+	 * What target_setup_session() would find: an ACL of that name, or an
+	 * ACL generated on demand (demo mode; this fabric never has it, the
+	 * question is asked for the rule's sake). The lookup takes a
+	 * reference on the ACL, dropped again at once: the answer only spares
+	 * a login the building of a channel, the session setup decides.
+	 * SAFETY: process context (takes the TPG's acl_node_mutex); the TPG
+	 * is registered with the target core while the core holds it.
+	 */
+	if (se_tpg->se_tpg_tfo->tpg_check_demo_mode(se_tpg))
+		return 1;
+	nacl = core_tpg_get_initiator_node_acl(se_tpg,
+					       (unsigned char *)initiator_name);
+	if (!nacl)
+		return 0;
+	target_put_nacl(nacl);
+	return 1;
+}
+
 void srpt_k_session_drain(struct srpt_k_session *sess)
 {
 	struct se_session *se_sess = srpt_k_se_sess(sess);

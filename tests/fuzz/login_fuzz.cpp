@@ -24,9 +24,9 @@
 //   - the first login's answer is the one the login table of the README
 //     gives for these bytes (computed here independently of the core), unless
 //     a failure was injected and the bytes pass every check that precedes
-//     the login's first allocation (the table accepts them or refuses them
-//     for want of an ACL, 0x00010006), when a refusal with 0x00010001 is
-//     allowed too;
+//     the login's first allocation (the table accepts them), when a refusal
+//     with 0x00010001 is allowed too. No ACL (0x00010006) is decided before
+//     anything is built, so no injected failure can change that answer;
 //   - every answer is well formed: an accepted login returned 0 and sent one
 //     52-byte SRP_LOGIN_RSP echoing the tag and granting at most the
 //     requested IU length; a refused one returned non-zero and sent one CM
@@ -197,11 +197,11 @@ class LoginFuzz : public LoginTest {
     // A reject that could not be sent leaves nothing on the wire.
     if (failed_reject_ && got == kPlain && want != kAccept) return;
     // A failure was injected: refusing for want of resources is right too,
-    // once the request passed the checks that precede any allocation. The
-    // table's answers that come after them: accepted, and no ACL (the only
-    // 0x00010006 expected_answer() gives). A failure cannot change an
-    // answer the checks before the first allocation decide.
-    const bool past_checks = want == kAccept || want == srp::kRejChannelLimitReached;
+    // once the request passed the checks that precede any allocation; the
+    // only table answer that comes after them is "accepted". A failure
+    // cannot change an answer those checks decide, no ACL (0x00010006)
+    // included: the ACL is asked before the channel is built.
+    const bool past_checks = want == kAccept;
     if (injected && past_checks && got == srp::kRejInsufficientResources) return;
     ADD_FAILURE() << std::hex << "answer 0x" << got << ", the login table says 0x" << want
                   << " (0: accepted, ffffffff: plain CM reject)"

@@ -22,8 +22,10 @@ enum srpt_lock_class {
 	SRPT_LOCK_PORT = 1,	/* one RDMA port: its target port ids and TPGs */
 	SRPT_LOCK_TEST = 2,	/* host unit tests of the lock wrappers */
 	SRPT_LOCK_CHANNEL = 3,	/* spinlock: one channel's state, slots, credits */
-	SRPT_LOCK_LOGIN = 4,	/* serialises logins with TPG and device removal;
-				 * first in the lock order */
+	SRPT_LOCK_LOGIN = 4,	/* one per RDMA port: serialises its logins with
+				 * TPG disable and drop, its use_srq switch and
+				 * device removal; first in the lock order, and
+				 * never two of them held at once */
 	SRPT_LOCK_CLASS_COUNT
 };
 

@@ -19,6 +19,15 @@ struct srpt_k_session;	/* struct se_session */
  */
 int srpt_k_session_create(struct srpt_k_tpg *tpg, const char *initiator_name,
 			  void *ctx, struct srpt_k_session **out) SRPT_NOEXCEPT;
+/*
+ * 1 when `tpg` would admit `initiator_name` now: a node ACL of that name
+ * exists, or the TPG generates ACLs on demand (demo mode); else 0. Asked
+ * before a login builds anything, so that a login no ACL admits costs no
+ * channel. Only advice: the ACL may go before srpt_k_session_create(),
+ * whose -EACCES decides. Process context (takes the TPG's ACL mutex).
+ */
+int srpt_k_tpg_admits(struct srpt_k_tpg *tpg,
+		      const char *initiator_name) SRPT_NOEXCEPT;
 /* Stops new commands and waits for the session's commands to finish. */
 void srpt_k_session_drain(struct srpt_k_session *sess) SRPT_NOEXCEPT;
 void srpt_k_session_remove(struct srpt_k_session *sess) SRPT_NOEXCEPT;

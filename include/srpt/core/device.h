@@ -35,8 +35,11 @@ class Device : Pinned {
   srpt_k_listener* ib_listener = nullptr;
 
   // The shared receive queue, while a port of the device has use_srq set
-  // (see srq.h). Read and written only under the Target's login_lock_:
-  // logins pick it up, use_srq writes and device removal change it.
+  // (see srq.h). Read and written under the Target's lock: a login reads it
+  // only for a port with use_srq set, and a use_srq write, holding that
+  // port's login lock, makes it when it is missing and drops it only when
+  // no port of the device has use_srq set any more; so it is stable for
+  // every login that uses it. Device removal drops it with the device.
   RefPtr<SharedRecvQueue> srq;
 
   // Target lock held: detaches every port from the hardware.

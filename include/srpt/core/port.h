@@ -7,12 +7,16 @@
 // enabled) but the object lives on until the last target port directory is
 // removed: configfs, not the RDMA core, decides when those go away.
 //
-// Locking: everything mutable is guarded by the Target's lock.
+// Locking: everything mutable is guarded by the Target's lock. The port's
+// login lock (login_lock()) serialises the logins on this port with what
+// changes what they use: TPG disable and drop of its target ports, its
+// use_srq switch, device removal (target.h has the lock order).
 #pragma once
 
 #include <srpt/abi/device.h>
 #include <srpt/core/port_name.h>
 #include <srpt/rt/list.h>
+#include <srpt/rt/lock.h>
 #include <srpt/rt/refptr.h>
 #include <srpt/rt/string.h>
 
@@ -51,6 +55,11 @@ class Port : public RefCounted<Port> {
   const PortName& guid_name() const { return guid_name_; }
   const PortName& gid_name() const { return gid_name_; }
 
+  // Held by a login on this port from its lookup to its answer, and by
+  // whatever changes what such a login uses while that waits for the
+  // port's channels. Never two ports' at once; before the Target's lock.
+  Mutex& login_lock() { return login_lock_; }
+
   // Target lock held for all of these.
   bool attached() const { return attached_; }
   void detach() { attached_ = false; }
@@ -63,7 +72,9 @@ class Port : public RefCounted<Port> {
 
  private:
   friend class RefPtr<Port>;
-  Port() = default;
+  explicit Port(Mutex login_lock) : login_lock_(move(login_lock)) {}
+
+  Mutex login_lock_;
 
   u32 port_num_ = 0;
   Gid gid0_{};

@@ -4,15 +4,25 @@
 // operation on the srpt fabric and every login.
 //
 // Locks, in the order they are taken:
-//   login_lock_  (mutex) serialises logins with whatever removes what a
-//                login uses: TPG drop and disable, device removal. Held across
-//                a whole login, including target-core session setup. Never
-//                held while destroying a listener: that waits for running
-//                REQ callbacks, which wait for this lock.
+//   Port::login_lock() (mutex, one per RDMA port) serialises the logins on
+//                that port with whatever changes what they use: disabling
+//                and dropping a TPG of the port (a login's TPG stays valid
+//                while it runs), the port's use_srq switch (no login on it
+//                sees the switch half done), device removal (logins in
+//                flight end before the device's channels close and the
+//                device goes). Held across a whole login, target-core
+//                session setup included, and by those operations while they
+//                wait for the port's channels; so a login or a wait on one
+//                port holds up nothing on another port or device (issue 13,
+//                defect 4: LoginLockTest). Never two at once: device-wide
+//                operations take the ports' locks one after the other.
+//                Never held while destroying a listener: that waits for
+//                running REQ callbacks, which wait for these locks.
 //   lock_        (mutex) the registry: device list, port attachment and
 //                target ports, TPG lists and enabled flags, channel list,
-//                listener state. Never held while calling into the target
-//                core or the CM, nor while waiting for a channel.
+//                devices' SRQ pointers, listener state. Never held while
+//                calling into the target core or the CM, nor while waiting
+//                for a channel.
 //   Channel::lock_ (spinlock) inside one channel.
 // Waiting for a channel's release happens with lock_ dropped: the release
 // work takes lock_ to unlink the channel.
@@ -83,8 +93,7 @@ class Target : Pinned {
   const Params& params() const { return params_; }
 
  private:
-  Target(Mutex lock, Mutex login_lock, const Params& params)
-      : lock_(move(lock)), login_lock_(move(login_lock)), params_(params) {}
+  Target(Mutex lock, const Params& params) : lock_(move(lock)), params_(params) {}
   template <class T, class Ctx, class... Args>
   friend Result<Own<T>> make_own(Ctx, Args&&...);
 
@@ -100,6 +109,13 @@ class Target : Pinned {
   // Live channels other than `ch` under its session name in its TPG; for a
   // SINGLE login (!multi) not those of its own nexus, which it replaces.
   usize session_channels(const Channel& ch, bool multi) SRPT_REQUIRES(lock_);
+  // Calls fn(tpg, name) -> bool for each enabled TPG of the port and each
+  // session name it is tried under, in the order of README "Login", until
+  // fn returns true. Returns whether an enabled TPG was found (true when fn
+  // returned true).
+  template <class Fn>
+  bool for_each_session_name(Port& port, const SessionNames& names, Fn fn)
+      SRPT_EXCLUDES(lock_);
   // The k-th enabled TPG (from 0) of the port's target port named in `form`.
   Tpg* enabled_tpg(Port& port, PortNameForm form, usize k) SRPT_REQUIRES(lock_);
   LoginVerdict reject(CmIdLease&& lease, const srpt_login_event& ev,
@@ -107,7 +123,6 @@ class Target : Pinned {
                       const Rejection& r);
 
   Mutex lock_;
-  Mutex login_lock_;
   List<Device, &Device::target_node> devices_ SRPT_GUARDED_BY(lock_);
   List<Channel, &Channel::target_node> channels_ SRPT_GUARDED_BY(lock_);
   Params params_;  // service_guid is written once, under lock_

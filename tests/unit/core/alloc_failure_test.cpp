@@ -94,8 +94,8 @@ TEST_F(AllocFailureTest, DeviceAddOfATwoPortDevice) {
       [&] { srpt_core_device_remove(cdev); },
       // Without an IB/CM listener the device is still served (RDMA/CM).
       [] { return fake::logged(SRPT_LOG_WARNING, "no IB/CM listener"); });
-  // The device, each of its ports and the IB/CM listener are allocations of
-  // their own.
+  // The device, each of its ports (and its login lock) and the IB/CM
+  // listener are allocations of their own.
   EXPECT_GE(points, 4u);
 }
 

@@ -221,6 +221,24 @@ TEST_F(LoginRejectTest, NoAclIs00010006) {
   EXPECT_EQ(0u, fake::live_sessions());
 }
 
+// Issue 13, defect 4: the ACL is asked before the channel is built, so a
+// login that no ACL admits costs no allocation, ring, QP or target-core
+// session: an unauthenticated initiator cannot make the target build and
+// tear down a channel per REQ.
+TEST_F(LoginRejectTest, NoAclIsRefusedBeforeAnyChannelIsBuilt) {
+  fake::disallow_initiator(KTpg(tpg_), kInitiatorGuidName);
+  fake::disallow_initiator(KTpg(tpg_), kInitiatorAddr);
+  const size_t allocations = fake::sleeping_allocations() + fake::atomic_allocations();
+  ExpectRejectedOnBothCms(kRejChannelLimitReached, [](LoginReq&) {});
+  EXPECT_EQ(2u, fake::count_log_lines(SRPT_LOG_WARNING, "no ACL admits this initiator"))
+      << fake::log_dump();
+  EXPECT_EQ(0u, fake::count_calls("srpt_k_qp_create")) << fake::trace_dump();
+  EXPECT_EQ(0u, fake::count_calls("srpt_k_ring_create"));
+  EXPECT_EQ(allocations, fake::sleeping_allocations() + fake::atomic_allocations())
+      << "the refused logins allocated";
+  EXPECT_TRUE(fake::session_attempts().empty()) << "nothing to set up in the target core";
+}
+
 TEST_F(LoginRejectTest, AnotherInitiatorWithoutAclIs00010006) {
   ExpectRejectedOnBothCms(kRejChannelLimitReached, [](LoginReq& r) {
     r.i_port_id = MakeId(0, 0x0002c903000e0001ull);

@@ -152,18 +152,44 @@ TEST_F(LoginResourceTest, SessionCreateRefusedIs00010006) {
 }
 
 TEST_F(LoginResourceTest, ResourcesBeatNoAcl) {
-  // A GID-named target port too: three names are tried; one fails for
-  // resources, the others find no ACL.
+  // A GID-named target port too: three names are tried; the one with an
+  // ACL (which lets the login past the ACL check) fails for resources, the
+  // others find no ACL.
   srpt_core_tport* gid_tport = nullptr;
   srpt_core_tpg* gid_tpg = nullptr;
   ASSERT_EQ(0, MakeTport(kPort1Gid, &gid_tport));
   ASSERT_EQ(0, MakeTpg(gid_tport, "1", &gid_tpg));
   ASSERT_EQ(0, srpt_core_tpg_enable(gid_tpg, 1));
   fake::disallow_initiator(KTpg(tpg_), kInitiatorGuidName);
+  fake::allow_initiator(KTpg(gid_tpg), kInitiatorId0x);
   fake::fail_call(fake::Call::SessionCreate, -SRPT_ENOMEM, 1);
   const Outcome o = Login(GoodReq(SRPT_CM_IB));
   ExpectRejected(o, kRejInsufficientResources);
-  EXPECT_EQ(3u, fake::session_attempts().size());
+  ASSERT_EQ(3u, fake::session_attempts().size());
+  EXPECT_EQ(kInitiatorId0x, fake::session_attempts()[1].name);
+  EXPECT_EQ(-SRPT_ENOMEM, fake::session_attempts()[1].ret);
+}
+
+TEST_F(LoginResourceTest, AclRemovedAfterTheCheckIs00010006) {
+  // The ACL check before the channel is advice: an ACL removed while the
+  // channel is built is refused by the session setup, with the same answer.
+  for (srpt_cm_kind kind : {SRPT_CM_IB, SRPT_CM_RDMA}) {
+    SCOPED_TRACE(kind == SRPT_CM_IB ? "IB/CM" : "RDMA/CM");
+    const Baseline before = Now();
+    fake::on_next_call("srpt_k_qp_create", [this] {
+      fake::disallow_initiator(KTpg(tpg_), kInitiatorGuidName);
+      fake::disallow_initiator(KTpg(tpg_), kInitiatorAddr);
+    });
+    const Outcome o = Login(GoodReq(kind));
+    ExpectRejected(o, kRejChannelLimitReached);
+    EXPECT_NE(0u, fake::find_call("srpt_k_tpg_admits")) << "the ACL was asked first";
+    ASSERT_FALSE(fake::session_attempts().empty());
+    EXPECT_EQ(-SRPT_EACCES, fake::session_attempts().back().ret);
+    ExpectNothingKept(before);
+    fake::allow_initiator(KTpg(tpg_), kInitiatorGuidName);
+    fake::allow_initiator(KTpg(tpg_), kInitiatorAddr);
+  }
+  EXPECT_EQ(2u, fake::count_log_lines(SRPT_LOG_WARNING, "no ACL admits this initiator"));
 }
 
 TEST_F(LoginResourceTest, TpgDisabledWhileTheLoginIsInFlightIs00010001) {

@@ -21,6 +21,14 @@ class SessionNameTest : public LoginTest {
       v.emplace_back(a.tpg, a.name);
     return v;
   }
+  // The names a refused login asked the ACLs about, in order: a login no
+  // ACL admits is refused before any session is tried (issue 13, defect 4),
+  // under the same names in the same order.
+  static std::vector<Attempt> Queries() {
+    std::vector<Attempt> v;
+    for (const fake::SessionAttempt& a : fake::acl_queries()) v.emplace_back(a.tpg, a.name);
+    return v;
+  }
   // A GID-named target port on port 1 with an enabled TPG admitting nobody.
   srpt_k_tpg* AddGidTpg() {
     srpt_core_tport* t = nullptr;
@@ -63,7 +71,8 @@ TEST_F(SessionNameTest, IbCmPortIdCannotClaimAnotherInitiatorsGuidAcl) {
   LoginReq r = GoodReq(SRPT_CM_IB);
   r.i_port_id = MakeId(0, 0x0002C9030001ABCDull);
   ExpectRejected(Login(r), srpt::srp::kRejChannelLimitReached);
-  EXPECT_EQ((std::vector<Attempt>{{KTpg(tpg_), kInitiatorGuidName}}), Attempts());
+  EXPECT_EQ((std::vector<Attempt>{{KTpg(tpg_), kInitiatorGuidName}}), Queries());
+  EXPECT_TRUE(Attempts().empty());
 }
 
 TEST_F(SessionNameTest, RdmaCmTriesTheSourceAddressInGuidNamedTpgs) {
@@ -90,9 +99,9 @@ TEST_F(SessionNameTest, GidNamedTpgsTry0xThenBareHex) {
   for (srpt_cm_kind kind : {SRPT_CM_IB, SRPT_CM_RDMA}) {
     SCOPED_TRACE(kind == SRPT_CM_IB ? "IB/CM" : "RDMA/CM");
     fake::reset_trace();
-    const size_t before = fake::session_attempts().size();
+    const size_t before = fake::acl_queries().size();
     ExpectRejected(Login(GoodReq(kind)), srpt::srp::kRejChannelLimitReached);
-    const std::vector<Attempt> all = Attempts();
+    const std::vector<Attempt> all = Queries();
     const std::vector<Attempt> tried(all.begin() + static_cast<long>(before), all.end());
     EXPECT_EQ((std::vector<Attempt>{{gid, kInitiatorId0x}, {gid, kInitiatorIdHex}}), tried)
         << "the port GUID form and the address are never tried in GID-named TPGs";
@@ -109,6 +118,13 @@ TEST_F(SessionNameTest, GuidNamedTpgsComeFirst) {
   srpt_k_tpg* gid = AddGidTpg();
   fake::disallow_initiator(KTpg(tpg_), kInitiatorGuidName);
   ExpectRejected(Login(GoodReq(SRPT_CM_IB)), srpt::srp::kRejChannelLimitReached);
+  EXPECT_EQ((std::vector<Attempt>{{KTpg(tpg_), kInitiatorGuidName},
+                                  {gid, kInitiatorId0x},
+                                  {gid, kInitiatorIdHex}}),
+            Queries());
+  // The same order for the sessions, once the last name has an ACL.
+  fake::allow_initiator(gid, kInitiatorIdHex);
+  ExpectAccepted(Login(GoodReq(SRPT_CM_IB)));
   EXPECT_EQ((std::vector<Attempt>{{KTpg(tpg_), kInitiatorGuidName},
                                   {gid, kInitiatorId0x},
                                   {gid, kInitiatorIdHex}}),
@@ -148,6 +164,7 @@ TEST_F(SessionNameTest, AnIbCmLoginHasNoAddressToTry) {
   r.src_addr = "";
   ExpectRejected(Login(r), srpt::srp::kRejChannelLimitReached);
   EXPECT_TRUE(Attempts().empty());
+  EXPECT_TRUE(Queries().empty());
 }
 
 // --- ACL names -----------------------------------------------------------------

@@ -202,12 +202,13 @@ TEST_F(RegistryTest, DeviceRemovalDisablesAndDetaches) {
   DropTpg(tpg);
   DropTport(t);  // drops the last reference to the port
   EXPECT_EQ(1u, fake::live_allocations()) << "only the Target remains";
-  EXPECT_EQ(2u, fake::live_mutexes()) << "the Target's registry and login locks";
+  EXPECT_EQ(1u, fake::live_mutexes()) << "the Target's registry lock";
 }
 
 // Issue 13, defect 3: destroying the IB/CM listener waits for its running
-// REQ callbacks, which wait for the login lock: removal must not hold it
-// there (the fake's listener destroy records a violation when it is held).
+// REQ callbacks, which wait for a port's login lock (and the target lock):
+// removal must hold neither there (the fake's listener destroy records a
+// violation when one is held).
 TEST_F(RegistryTest, DeviceRemovalDestroysTheListenerWithoutTheLoginLock) {
   FakeDevice dev = TwoPortDevice();
   srpt_core_device* cdev = nullptr;
@@ -280,9 +281,19 @@ TEST_F(RegistryTest, ServiceGuidFallbackOutsideInitExit) {
 }
 
 TEST_F(RegistryTest, InitMakesTheTargetLock) {
-  EXPECT_EQ(2u, fake::live_mutexes());
+  EXPECT_EQ(1u, fake::live_mutexes());
   EXPECT_EQ(1u, fake::live_mutexes_of_class(SRPT_LOCK_TARGET));
-  EXPECT_EQ(1u, fake::live_mutexes_of_class(SRPT_LOCK_LOGIN));
+}
+
+// Issue 13, defect 4: one login lock per port, none global.
+TEST_F(RegistryTest, EachPortHasItsOwnLoginLock) {
+  EXPECT_EQ(0u, fake::live_mutexes_of_class(SRPT_LOCK_LOGIN));
+  FakeDevice dev = TwoPortDevice();
+  srpt_core_device* cdev = nullptr;
+  ASSERT_EQ(0, AddDevice(dev, &cdev));
+  EXPECT_EQ(2u, fake::live_mutexes_of_class(SRPT_LOCK_LOGIN));
+  RemoveDevice(cdev);
+  EXPECT_EQ(0u, fake::live_mutexes_of_class(SRPT_LOCK_LOGIN));
 }
 
 TEST_F(RegistryTest, InitTwiceIsABug) {
@@ -305,7 +316,7 @@ TEST_F(RegistryTest, ExitFreesEverything) {
   DropTport(t);
   RemoveDevice(cdev);
   EXPECT_EQ(1u, fake::live_allocations());
-  EXPECT_EQ(2u, fake::live_mutexes());
+  EXPECT_EQ(1u, fake::live_mutexes());
   ExitCore();
   EXPECT_EQ(0u, fake::live_allocations());
   EXPECT_EQ(0u, fake::live_mutexes());

@@ -2,6 +2,7 @@
 #include "cm.h"
 
 #include <memory>
+#include <optional>
 #include <unordered_set>
 
 #include <srpt/abi/queue.h>
@@ -80,7 +81,11 @@ int cm_login(CmId* id, srpt_login_event ev) {
   ev.cm = id;
   int ret;
   {
-    OtherThread cm_thread;
+    // The CM's worker: a thread of its own that runs to completion, unless
+    // the caller is a spawned thread (thread.h), which then plays a CM
+    // worker that may wait for a mutex.
+    std::optional<OtherThread> cm_thread;
+    if (!current_thread_can_block()) cm_thread.emplace();
     id->in_callback++;
     id->logins++;
     state().logins_running++;
@@ -263,10 +268,14 @@ extern "C" void srpt_k_listener_destroy(srpt_k_listener* l) noexcept {
         fake::block_until([&s] { return s.logins_running == 0; })))
     fake::record_violation("srpt_k_listener_destroy inside a connection request "
                            "callback: it waits for that callback (deadlock)");
-  // A login takes the login lock: holding it here deadlocks with a login in
-  // flight (issue 13, defect 3).
+  // A login takes the target lock to find its port and then the port's login
+  // lock: holding either here deadlocks with a login in flight (issue 13,
+  // defects 3 and 4).
   if (fake::holds_mutex_of_class(SRPT_LOCK_LOGIN))
-    fake::record_violation("srpt_k_listener_destroy with the login lock held: it "
+    fake::record_violation("srpt_k_listener_destroy with a login lock held: it "
+                           "waits for REQ callbacks that wait for that lock");
+  if (fake::holds_mutex_of_class(SRPT_LOCK_TARGET))
+    fake::record_violation("srpt_k_listener_destroy with the target lock held: it "
                            "waits for REQ callbacks that wait for that lock");
   s.listeners.erase(l);
   delete l;

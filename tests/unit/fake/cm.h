@@ -61,7 +61,9 @@ const std::vector<CmId*>& cm_ids();
 
 // The CM core's REQ callback: srpt_core_login(&ev) with ev.cm and ev.kind
 // taken from `id`, inside the id's callback; on a non-zero return the CM core
-// destroys the id ("caller"). Returns what srpt_core_login() returned.
+// destroys the id ("caller"). Returns what srpt_core_login() returned. The
+// callback runs as another kernel thread that cannot wait (thread.h), or,
+// called from a spawned thread, as that thread, which can.
 int cm_login(CmId* id, srpt_login_event ev);
 // The CM core delivers `ev` to the id's context, as the shim's handler does
 // (dropped while no context is set).

@@ -20,6 +20,7 @@ struct SessionState {
   std::vector<srpt_k_tpg*> tpgs;
   std::vector<srpt_k_session*> sessions;
   std::vector<SessionAttempt> attempts;
+  std::vector<SessionAttempt> queries;
   std::function<void(srpt_k_session*)> hook;
   int next_serial = 1;
 };
@@ -54,6 +55,7 @@ void allow_initiator(srpt_k_tpg* tpg, const std::string& name) { tpg->acl.insert
 void disallow_initiator(srpt_k_tpg* tpg, const std::string& name) { tpg->acl.erase(name); }
 
 const std::vector<SessionAttempt>& session_attempts() { return state().attempts; }
+const std::vector<SessionAttempt>& acl_queries() { return state().queries; }
 
 void on_session_create(std::function<void(srpt_k_session*)> hook) {
   state().hook = std::move(hook);
@@ -108,6 +110,21 @@ extern "C" int srpt_k_session_create(srpt_k_tpg* tpg, const char* initiator_name
     hook(sess);
   }
   return 0;
+}
+
+extern "C" int srpt_k_tpg_admits(srpt_k_tpg* tpg, const char* initiator_name) noexcept {
+  fake::might_sleep("srpt_k_tpg_admits");
+  fake::trace("srpt_k_tpg_admits", tpg);
+  fake::SessionState& s = fake::state();
+  if (std::find(s.tpgs.begin(), s.tpgs.end(), tpg) == s.tpgs.end()) {
+    fake::record_violation("srpt_k_tpg_admits(%p): not a TPG of the shim",
+                           static_cast<void*>(tpg));
+    return 0;
+  }
+  const std::string name = initiator_name ? initiator_name : "";
+  const int ret = tpg->acl.count(name) ? 1 : 0;
+  s.queries.push_back(fake::SessionAttempt{tpg, name, ret});
+  return ret;
 }
 
 extern "C" void srpt_k_session_drain(srpt_k_session* sess) noexcept {

@@ -8,6 +8,8 @@
 // with an injected error (fault.h) or -ENOMEM when its allocation attempt
 // fails, with -EACCES when no ACL admits the name, and otherwise makes the
 // session and runs the test's hook, if any, before returning 0.
+// srpt_k_tpg_admits() answers from the same ACLs (traced, so a test can see
+// it was asked); it makes nothing and cannot fail.
 //
 // srpt_k_session_drain() stops the session and waits, as
 // target_wait_for_sess_cmds() does, until every command submitted in it was
@@ -54,6 +56,8 @@ struct SessionAttempt {
   int ret;
 };
 const std::vector<SessionAttempt>& session_attempts();
+// Every srpt_k_tpg_admits() question, in order; ret is its answer (1, 0).
+const std::vector<SessionAttempt>& acl_queries();
 
 // Runs inside srpt_k_session_create() after the session was made, before it
 // returns 0 (a configfs write racing the login, say). Stays set until

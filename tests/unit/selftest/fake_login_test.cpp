@@ -206,6 +206,24 @@ TEST_F(FakeLoginTest, TheLoginLockComesBeforeTheTargetLock) {
   srpt_mutex_destroy(login);
 }
 
+// Issue 13, defects 3 and 4: a REQ callback waits for the target lock and
+// a port's login lock, so destroying a listener (which waits for running
+// callbacks) under either would deadlock.
+TEST_F(FakeLoginTest, DestroyingAListenerUnderTheTargetOrALoginLockIsAViolation) {
+  for (srpt_lock_class cls : {SRPT_LOCK_LOGIN, SRPT_LOCK_TARGET}) {
+    SCOPED_TRACE(static_cast<int>(cls));
+    srpt_k_listener* l = nullptr;
+    ASSERT_EQ(0, srpt_k_rdma_listen(5555, &l));
+    srpt_mutex* m = srpt_mutex_create(cls);
+    srpt_mutex_lock(m);
+    srpt_k_listener_destroy(l);
+    ExpectOneViolation(cls == SRPT_LOCK_LOGIN ? "with a login lock held"
+                                              : "with the target lock held");
+    srpt_mutex_unlock(m);
+    srpt_mutex_destroy(m);
+  }
+}
+
 // --- work and waits -----------------------------------------------------------------------------
 
 TEST_F(FakeLoginTest, WorkRunsOnlyWhenRunInOrderAndOnce) {
