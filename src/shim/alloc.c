@@ -1,10 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Memory for the core (include/srpt/abi/alloc.h) and for the shim's own
- * objects of a channel. Every allocation goes through this file: it is
- * counted in ib_srpt/objects (live allocations and their ksize() sum, taken
- * again on free, so the two always balance) and can be made to fail from
- * ib_srpt/fault ("alloc N", or the point a fallible try names).
+ * objects of a channel (QP, receive rings, locks). What goes through this
+ * file is counted in ib_srpt/objects (live allocations and their ksize()
+ * sum, taken again on free, so the two always balance) and can be made to
+ * fail from ib_srpt/fault ("alloc N", or the point a fallible try names).
+ *
+ * Not every allocation of the module does (issue 13 found the old claim
+ * that all did untrue). Outside it, each with its own accounting:
+ *  - per device, listener and configfs object: ib_client.c (device, port
+ *    array), cm.c (listeners), fabric.c (target port, TPG): a handful per
+ *    module lifetime, checked by kmemleak on the debug kernel;
+ *  - per command: the command contexts' slab cache "srpt_cmd" (cmd.c,
+ *    visible in /proc/slabinfo, destroyed at exit, which reports any object
+ *    left) and the RDMA context and scatterlist arrays of commands with many
+ *    segments (cmd.c), freed with the command; their failure is the
+ *    command's, answered to the target core as -ENOMEM.
  */
 #include <linux/slab.h>
 
