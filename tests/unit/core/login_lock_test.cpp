@@ -32,11 +32,7 @@ class LoginLockTest : public LoginTest {
   void SetUp() override {
     LoginTest::SetUp();
     ASSERT_EQ(0, AddDevice(dev_b_, &cdev_b_));
-    ASSERT_EQ(0, MakeTport(kPortBGuid, &tport_b_));
-    ASSERT_EQ(0, MakeTpg(tport_b_, "1", &tpg_b_));
-    ASSERT_EQ(0, srpt_core_tpg_enable(tpg_b_, 1));
-    fake::allow_initiator(KTpg(tpg_b_), kInitiatorGuidName);
-    fake::allow_initiator(KTpg(tpg_b_), kInitiatorAddr);
+    ServeTpg(kPortBGuid, &tport_b_, &tpg_b_);
   }
 
   LoginReq OnB(srpt_cm_kind kind) {
@@ -49,11 +45,7 @@ class LoginLockTest : public LoginTest {
   // Port 2 of device A served too: its own target port, TPG and ACLs.
   void ServePort2() {
     srpt_core_tport* t = nullptr;
-    ASSERT_EQ(0, MakeTport(kPort2Guid, &t));
-    ASSERT_EQ(0, MakeTpg(t, "1", &tpg_a2_));
-    ASSERT_EQ(0, srpt_core_tpg_enable(tpg_a2_, 1));
-    fake::allow_initiator(KTpg(tpg_a2_), kInitiatorGuidName);
-    fake::allow_initiator(KTpg(tpg_a2_), kInitiatorAddr);
+    ServeTpg(kPort2Guid, &t, &tpg_a2_);
   }
 
   // Runs login `r` at the entry of the next `call`, as the CM's other worker.

@@ -152,11 +152,16 @@ void LoginTest::SetUp() {
   ASSERT_EQ(0, AddDevice(dev_, &cdev_));
   service_guid_ = srpt_core_service_guid(0);
   ASSERT_EQ(kNodeGuid, service_guid_);
-  ASSERT_EQ(0, MakeTport(kPort1Guid, &tport_));
-  ASSERT_EQ(0, MakeTpg(tport_, "1", &tpg_));
-  ASSERT_EQ(0, srpt_core_tpg_enable(tpg_, 1));
-  fake::allow_initiator(KTpg(tpg_), kInitiatorGuidName);
-  fake::allow_initiator(KTpg(tpg_), kInitiatorAddr);
+  ServeTpg(kPort1Guid, &tport_, &tpg_);
+}
+
+void LoginTest::ServeTpg(const char* port_name, srpt_core_tport** tport,
+                         srpt_core_tpg** tpg) {
+  ASSERT_EQ(0, MakeTport(port_name, tport));
+  ASSERT_EQ(0, MakeTpg(*tport, "1", tpg));
+  ASSERT_EQ(0, srpt_core_tpg_enable(*tpg, 1));
+  fake::allow_initiator(KTpg(*tpg), kInitiatorGuidName);
+  fake::allow_initiator(KTpg(*tpg), kInitiatorAddr);
 }
 
 void LoginTest::TearDown() {

@@ -172,6 +172,10 @@ class LoginTest : public TargetTest {
   // Runs queued work (release works) until none is left.
   size_t RunWorks() { return fake::run_works(); }
 
+  // A target port named `port_name` with TPG "1", enabled, admitting the
+  // test initiator by its GUID name and its address.
+  void ServeTpg(const char* port_name, srpt_core_tport** tport, srpt_core_tpg** tpg);
+
   srpt_core_device* cdev_ = nullptr;
   srpt_core_tport* tport_ = nullptr;
   srpt_core_tpg* tpg_ = nullptr;
