@@ -85,6 +85,14 @@ void reset_session() {
   s = SessionState{};
 }
 
+// Whether `tpg` is one the shim made; a violation of `fn` when not.
+static bool known_tpg(const char* fn, srpt_k_tpg* tpg) {
+  const SessionState& s = state();
+  if (std::find(s.tpgs.begin(), s.tpgs.end(), tpg) != s.tpgs.end()) return true;
+  record_violation("%s(%p): not a TPG of the shim", fn, static_cast<void*>(tpg));
+  return false;
+}
+
 }  // namespace fake
 
 extern "C" int srpt_k_session_create(srpt_k_tpg* tpg, const char* initiator_name,
@@ -92,11 +100,7 @@ extern "C" int srpt_k_session_create(srpt_k_tpg* tpg, const char* initiator_name
   fake::might_sleep("srpt_k_session_create");
   fake::trace("srpt_k_session_create", tpg);
   fake::SessionState& s = fake::state();
-  if (std::find(s.tpgs.begin(), s.tpgs.end(), tpg) == s.tpgs.end()) {
-    fake::record_violation("srpt_k_session_create(%p): not a TPG of the shim",
-                           static_cast<void*>(tpg));
-    return -SRPT_EINVAL;
-  }
+  if (!fake::known_tpg("srpt_k_session_create", tpg)) return -SRPT_EINVAL;
   const std::string name = initiator_name ? initiator_name : "";
   int ret = fake::creation_error(fake::Call::SessionCreate);
   if (ret == 0 && !tpg->acl.count(name)) ret = -SRPT_EACCES;
@@ -116,11 +120,7 @@ extern "C" int srpt_k_tpg_admits(srpt_k_tpg* tpg, const char* initiator_name) no
   fake::might_sleep("srpt_k_tpg_admits");
   fake::trace("srpt_k_tpg_admits", tpg);
   fake::SessionState& s = fake::state();
-  if (std::find(s.tpgs.begin(), s.tpgs.end(), tpg) == s.tpgs.end()) {
-    fake::record_violation("srpt_k_tpg_admits(%p): not a TPG of the shim",
-                           static_cast<void*>(tpg));
-    return 0;
-  }
+  if (!fake::known_tpg("srpt_k_tpg_admits", tpg)) return 0;
   const std::string name = initiator_name ? initiator_name : "";
   const int ret = tpg->acl.count(name) ? 1 : 0;
   s.queries.push_back(fake::SessionAttempt{tpg, name, ret});
