@@ -31,8 +31,11 @@ kmake = $(PROJECT)/scripts/kernel/kmake.sh
 # The ABI, resolved when a recipe runs (a fresh machine installs the default
 # headers first).
 kabi = $$($(PROJECT)/scripts/kernel/info.sh "$(KVER)" abi)
+# MODULE_VERSION, worked out here because Kbuild may run in a chroot
+# without git (scripts/install/version.sh).
+srpt_version := $(shell $(PROJECT)/scripts/install/version.sh)
 
-.PHONY: all module module-check module-fallback debug-kernel module-debug check-debug unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-kernels check-long demo bench deps clean
+.PHONY: all module module-check install uninstall install-check module-fallback debug-kernel module-debug check-debug unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-kernels check-long demo bench deps clean
 
 all: module
 
@@ -43,7 +46,7 @@ deps:
 # module and the outcome of its feature probes (srpt_compat.h).
 module:
 	@abi=$(kabi); echo "building ib_srpt.ko for $$abi"; \
-	$(kmake) $(PROJECT) modules && \
+	$(kmake) $(PROJECT) modules SRPT_VERSION='$(srpt_version)' && \
 	if [ -n "$$SRPT_PROBE_ABSENT" ]; then echo "probes forced absent: $$SRPT_PROBE_ABSENT"; exit 0; fi && \
 	mkdir -p $(PROJECT)/build/kernels/$$abi && \
 	cp $(PROJECT)/ib_srpt.ko $(PROJECT)/src/shim/srpt_compat.h $(PROJECT)/build/kernels/$$abi/ && \
@@ -51,6 +54,20 @@ module:
 
 module-check: module
 	$(PROJECT)/scripts/check-module.sh $(PROJECT)/ib_srpt.ko
+
+# The module of KVER into /lib/modules/<abi>/updates/ (DESTDIR: another
+# root), where depmod prefers it to the in-tree driver; uninstall takes it
+# out again (scripts/install/install.sh).
+install: module
+	@abi=$(kabi); $(PROJECT)/scripts/install/install.sh install $$abi $(PROJECT)/build/kernels/$$abi/ib_srpt.ko
+
+uninstall:
+	@abi=$(kabi); $(PROJECT)/scripts/install/install.sh uninstall $$abi
+
+# install/uninstall into a scratch root: ours wins over an in-tree module
+# there, and the in-tree one is back after uninstall (tests/install/).
+install-check:
+	@abi=$(kabi); $(PROJECT)/tests/install/install-test.sh $$abi $(PROJECT)/build/kernels/$$abi/ib_srpt.ko
 
 # The debug kernel (scripts/debug-kernel/): built once per machine, cached.
 debug-kernel:
@@ -71,7 +88,7 @@ module-debug: deps debug-kernel
 		--exclude='*.mod.c' --exclude=Module.symvers --exclude=modules.order \
 		--exclude=srpt_compat.h \
 		$(PROJECT)/ $(debug_module_dir)/ && \
-	KVER=$$abi KDIR=$$dir/build $(kmake) $(debug_module_dir) modules && \
+	KVER=$$abi KDIR=$$dir/build $(kmake) $(debug_module_dir) modules SRPT_VERSION='$(srpt_version)' && \
 	cp $(debug_module_dir)/ib_srpt.ko $(PROJECT)/build/kernels/$$abi/
 
 # Every guest case on the debug kernel, after the detectors' self-test.

@@ -34,6 +34,10 @@ run_suite module-fallback make -s -C "$here" module-fallback KVER="${kernels%% *
 for k in $kernels; do
 	run_suite "module-$k" make -s -C "$here" module-check KVER="$k"
 done
+# make install/uninstall into a scratch root, each kernel's module.
+for k in $kernels; do
+	run_suite "install-$k" make -s -C "$here" install-check KVER="$k"
+done
 # The guests take each kernel's module from build/kernels/<abi>/ (built
 # above; `make vm-check` would rebuild the checkout's for every kernel).
 for k in $kernels; do

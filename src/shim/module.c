@@ -134,3 +134,4 @@ module_exit(srpt_cleanup_module);
 MODULE_AUTHOR("srpt-cxx developers");
 MODULE_DESCRIPTION("SCSI RDMA Protocol target (srpt-cxx, C++ core)");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(SRPT_VERSION);
