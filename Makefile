@@ -35,7 +35,7 @@ kabi = $$($(PROJECT)/scripts/kernel/info.sh "$(KVER)" abi)
 # without git (scripts/install/version.sh).
 srpt_version := $(shell $(PROJECT)/scripts/install/version.sh)
 
-.PHONY: all module module-check install uninstall install-check module-fallback debug-kernel module-debug check-debug unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-kernels check-long demo bench deps clean
+.PHONY: all module module-check install uninstall install-check deb deb-check module-fallback debug-kernel module-debug check-debug unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-kernels check-long demo bench deps clean
 
 all: module
 
@@ -68,6 +68,15 @@ uninstall:
 # there, and the in-tree one is back after uninstall (tests/install/).
 install-check:
 	@abi=$(kabi); $(PROJECT)/tests/install/install-test.sh $$abi $(PROJECT)/build/kernels/$$abi/ib_srpt.ko
+
+# srpt-cxx-dkms_<version>_all.deb of the current commit, lintian-checked
+# (scripts/deb/); deb-check also has DKMS build the packaged source for
+# KVER in scratch trees and checks that unbuildable kernels are refused.
+deb:
+	$(PROJECT)/scripts/deb/build.sh
+
+deb-check:
+	@abi=$(kabi); $(PROJECT)/tests/install/deb-test.sh $$abi
 
 # The debug kernel (scripts/debug-kernel/): built once per machine, cached.
 debug-kernel:

@@ -38,6 +38,8 @@ done
 for k in $kernels; do
 	run_suite "install-$k" make -s -C "$here" install-check KVER="$k"
 done
+# make deb, lintian, and DKMS building the packaged source (first kernel).
+run_suite deb make -s -C "$here" deb-check KVER="${kernels%% *}"
 # The guests take each kernel's module from build/kernels/<abi>/ (built
 # above; `make vm-check` would rebuild the checkout's for every kernel).
 for k in $kernels; do

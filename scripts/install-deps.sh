@@ -6,6 +6,7 @@
 #   unit   GoogleTest and g++ for the host unit tests
 #   vm     QEMU, busybox-static and the guest-side tools for the VM tests
 #   fuzz   clang and libFuzzer for the host fuzz targets (tests/fuzz)
+#   deb    debhelper, dh-dkms and lintian for `make deb`, dkms to check it
 #   bench  python3 and matplotlib for `make bench`'s report and plot
 #   all    every group above
 #
@@ -66,6 +67,11 @@ pkgs_vm() {
 	# The self-test module and the module under test are built on the host.
 	pkgs_build
 }
+pkgs_deb() {
+	# make deb: Debian's packaging helpers, DKMS's (dh-dkms), lintian;
+	# dkms itself for the host check that builds the packaged source.
+	echo debhelper dh-dkms dpkg-dev lintian dkms git
+}
 pkgs_bench() {
 	echo python3 python3-matplotlib
 }
@@ -101,8 +107,9 @@ for g in "$@"; do
 	vm) all="$all $(pkgs_vm)" ;;
 	fuzz) all="$all $(pkgs_fuzz)" ;;
 	bench) all="$all $(pkgs_bench)" ;;
-	all) all="$all $(pkgs_build) $(pkgs_unit) $(pkgs_vm) $(pkgs_fuzz) $(pkgs_bench)" ;;
-	*) echo "install-deps: unknown group '$g' (build|unit|vm|fuzz|bench|all)" >&2; exit 2 ;;
+	deb) all="$all $(pkgs_deb)" ;;
+	all) all="$all $(pkgs_build) $(pkgs_unit) $(pkgs_vm) $(pkgs_fuzz) $(pkgs_bench) $(pkgs_deb)" ;;
+	*) echo "install-deps: unknown group '$g' (build|unit|vm|fuzz|bench|deb|all)" >&2; exit 2 ;;
 	esac
 done
 # shellcheck disable=SC2086

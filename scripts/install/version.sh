@@ -1,7 +1,8 @@
 #!/bin/sh
 # The module's version, as MODULE_VERSION and the packages carry it:
-# the release below, plus "+g<commit>" when built from a git checkout
-# ("+g<commit>.dirty" with uncommitted changes). A source tree without git
+# the release below, plus "+git<N>.g<commit>" when built from a git checkout
+# (N commits in its history, so that package versions of later commits sort
+# higher; ".dirty" appended with uncommitted changes). A source tree without git
 # (a DKMS copy under /usr/src) carries the full string in scripts/install/stamp,
 # written when the tree is copied out (`make dkms-src`, `make deb`).
 #
@@ -21,7 +22,8 @@ if command -v git >/dev/null 2>&1 && [ -e "$root/.git" ] &&
 	sha=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null); then
 	dirty=
 	git -C "$root" diff --quiet HEAD -- 2>/dev/null || dirty=.dirty
-	echo "$release+g$sha$dirty"
+	n=$(git -C "$root" rev-list --count HEAD)
+	echo "$release+git$n.g$sha$dirty"
 else
 	echo "$release"
 fi

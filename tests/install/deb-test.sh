@@ -1,0 +1,69 @@
+#!/bin/bash
+# make deb, then what the package does on a server, on the host without
+# touching it: DKMS (in scratch trees) builds the packaged source for each
+# host-built kernel given, and the module it makes carries the package's
+# version and that kernel's vermagic; the DKMS build script refuses a kernel
+# it cannot build for with one line saying why. Installing in a guest is
+# tests/vm (issue 16, item 4).
+#
+# usage: tests/install/deb-test.sh ABI...
+set -u
+here=$(cd "$(dirname "$0")/../.." && pwd -P)
+PATH=$PATH:/sbin:/usr/sbin
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+nok() { echo "not ok - $1"; fail=$((fail + 1)); }
+check() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1: want '$2', got '$3'"; fi; }
+
+deb=$("$here/scripts/deb/build.sh" | tail -n 1)
+if [ -f "$deb" ]; then ok "make deb built $(basename "$deb"), lintian clean"; else
+	nok "make deb failed"; echo "$pass passed, $fail failed"; exit 1; fi
+version=$(dpkg-deb -f "$deb" Version)
+check "package version is the module version" "$("$here/scripts/install/version.sh")" "$version"
+dpkg-deb -x "$deb" "$tmp/root"
+mkdir -p "$tmp/dkms"
+src=$tmp/root/usr/src/srpt-cxx-$version
+check "dkms.conf names the version" "PACKAGE_VERSION=\"$version\"" "$(grep '^PACKAGE_VERSION=' "$src/dkms.conf")"
+
+for abi in "$@"; do
+	log=$tmp/dkms-$abi.log
+	if dkms build -m srpt-cxx -v "$version" -k "$abi" --sourcetree "$tmp/root/usr/src" \
+		--dkmstree "$tmp/dkms" >"$log" 2>&1; then
+		ko=$(find "$tmp/dkms/srpt-cxx/$version/$abi" -name 'ib_srpt.ko*' | head -n 1)
+		check "dkms build for $abi: module version" "$version" "$(modinfo -F version "$ko" 2>/dev/null)"
+		check "dkms build for $abi: vermagic" "$abi" "$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)"
+	else
+		nok "dkms build for $abi failed:"; tail -n 20 "$log"
+		cat "$tmp/dkms/srpt-cxx/$version/build/make.log" 2>/dev/null | tail -n 20
+	fi
+done
+
+# A kernel the source cannot build for: refused before make, with the reason.
+refused() { # refused NAME WANT-IN-MESSAGE CONFIG-LINES...
+	local name=$1 want=$2 k=$tmp/k-$RANDOM out rc
+	shift 2
+	mkdir -p "$k"
+	printf 'VERSION = 6\nPATCHLEVEL = 12\n' >"$k/Makefile"
+	printf '%s\n' "$@" >"$k/.config"
+	out=$(cd "$src" && sh scripts/install/dkms-build.sh 9.9-test "$k" 2>&1)
+	rc=$?
+	case "$rc:$out" in
+	1:*"$want"*) ok "refused: $name" ;;
+	*) nok "refused: $name: exit $rc, '$out'" ;;
+	esac
+}
+refused "no target core" "CONFIG_TARGET_CORE" CONFIG_INFINIBAND=m CONFIG_GCC_VERSION=120200
+refused "no RDMA core" "CONFIG_INFINIBAND" CONFIG_TARGET_CORE=m CONFIG_GCC_VERSION=120200
+refused "built with clang" "not built with gcc" CONFIG_INFINIBAND=m CONFIG_TARGET_CORE=m CONFIG_GCC_VERSION=0
+refused "its g++ missing" "install g++-99" CONFIG_INFINIBAND=m CONFIG_TARGET_CORE=m CONFIG_GCC_VERSION=990100
+k=$tmp/k-old
+mkdir -p "$k"
+printf 'VERSION = 5\nPATCHLEVEL = 15\n' >"$k/Makefile"
+printf 'CONFIG_INFINIBAND=m\nCONFIG_TARGET_CORE=m\nCONFIG_GCC_VERSION=120200\n' >"$k/.config"
+out=$(cd "$src" && sh scripts/install/dkms-build.sh 5.15-test "$k" 2>&1)
+case "$?:$out" in 1:*"older than 6.1"*) ok "refused: a 5.15 kernel" ;; *) nok "refused: a 5.15 kernel: '$out'" ;; esac
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
