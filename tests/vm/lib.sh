@@ -158,6 +158,12 @@ kmemleak_ours() {
 
 # ---------------------------------------------------------------- memory
 # meminfo KEY: a /proc/meminfo value in kB.
+# kernel_is_debug: the guest runs a kernel with KASAN (the project's debug
+# kernel: KASAN, lockdep, kmemleak under TCG), where the kernel's own work
+# runs one to two orders of magnitude slower. Timeouts that stand for "an
+# answer that never comes" are scaled there, never the checks themselves.
+kernel_is_debug() { zgrep -q '^CONFIG_KASAN=y' /proc/config.gz 2>/dev/null; }
+
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 # mem_settle: write back and drop caches, so that what is left is held.
 mem_settle() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1; }

@@ -78,7 +78,7 @@ srp_logout() {
 # error handler aborts them: an I/O error no driver caused. On a kernel with
 # KASAN the timeout is 300 s; elsewhere sd's default stays.
 srp_disk_timeout() {
-	zgrep -q '^CONFIG_KASAN=y' /proc/config.gz 2>/dev/null || return 0
+	kernel_is_debug || return 0
 	echo 300 >"/sys/block/$1/device/timeout" || fail "setting the SCSI timeout of $1"
 }
 
