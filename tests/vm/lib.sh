@@ -163,6 +163,10 @@ kmemleak_ours() {
 # runs one to two orders of magnitude slower. Timeouts that stand for "an
 # answer that never comes" are scaled there, never the checks themselves.
 kernel_is_debug() { zgrep -q '^CONFIG_KASAN=y' /proc/config.gz 2>/dev/null; }
+# WAIT_SCALE: how many times longer a wait for an expected event may take
+# (10 on the debug kernel, where starting a test initiator alone took 15 s
+# in case 31).
+if kernel_is_debug; then WAIT_SCALE=10; else WAIT_SCALE=1; fi
 
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 # mem_settle: write back and drop caches, so that what is left is held.

@@ -105,10 +105,11 @@ srp_channels() {
 	mountpoint -q /sys/kernel/debug || mount -t debugfs debugfs /sys/kernel/debug
 	grep -v '^#' /sys/kernel/debug/ib_srpt/channels
 }
-# srp_wait_channels N: until exactly N channels are listed (10 s).
+# srp_wait_channels N: until exactly N channels are listed (10 s, times
+# WAIT_SCALE).
 srp_wait_channels() {
 	local i
-	for i in $(seq 100); do
+	for i in $(seq $((100 * WAIT_SCALE))); do
 		[ "$(srp_channels | wc -l)" -eq "$1" ] && return 0
 		sleep 0.1
 	done
