@@ -62,12 +62,51 @@ if [ -f "$dir/.complete" ]; then echo "$dir"; exit 0; fi
 # makes the rest incremental. The time spent adds up over the runs.
 start=$(date +%s)
 spent=$(cat "$dir/build-seconds.partial" 2>/dev/null || echo 0)
+# A fragment changed since the last build: start from the newest finished
+# build of the same source, so that Kbuild rebuilds only what depends on a
+# changed option instead of the whole kernel (hours on 2 cores). The copy
+# keeps file times; Kbuild's saved commands name the tree by absolute path
+# (srctree is absolute for O= builds), so they are rewritten to the new
+# one, or every command would differ and everything rebuild. The keys have
+# the same length, so nothing else shifts.
+seed() {
+	local d best= old new
+	for d in "$cache_root"/*/; do
+		d=${d%/}
+		[ "$d" != "$dir" ] && [ -f "$d/.complete" ] || continue
+		if [ -f "$d/source" ]; then
+			[ "$(cat "$d/source")" = "$srcpkg $srcver" ] || continue
+		else
+			# Builds from before the source was recorded: the kernel version.
+			case $(cat "$d/kver") in "${srcver%%-*}"-*) ;; *) continue ;; esac
+		fi
+		if [ -z "$best" ] || [ "$d/.complete" -nt "$best/.complete" ]; then best=$d; fi
+	done
+	[ -n "$best" ] || return 1
+	old=$(cd "$best" && pwd -P)
+	log "seeding from $old (same source; only what the fragment changes rebuilds)"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	new=$(cd "$dir" && pwd -P)
+	cp -a "$old/src" "$old/build" "$new/"
+	grep -rlF --null --include='*.cmd' --include='*.d' --include=Makefile "$old" "$dir/build" |
+		while IFS= read -r -d '' f; do
+			sed "s#$old/#$new/#g" "$f" >"$f.seed" && touch -r "$f" "$f.seed" && mv "$f.seed" "$f"
+		done
+	ln -sfn "$new/src" "$new/build/source"
+	echo "$srcpkg $srcver" >"$dir/source"
+	touch "$dir/.unpacked"
+}
+if [ ! -f "$dir/.unpacked" ] && [ ! -d "$dir" ]; then
+	seed || true
+fi
 if [ ! -f "$dir/.unpacked" ]; then
 	rm -rf "$dir"
 	mkdir -p "$dir/src"
 	log "unpacking $srcpkg $srcver into $dir/src"
 	tarball=$(ls /usr/src/$srcpkg.tar.* | head -n 1)
 	tar -xf "$tarball" -C "$dir/src" --strip-components=1
+	echo "$srcpkg $srcver" >"$dir/source"
 	touch "$dir/.unpacked"
 fi
 
