@@ -35,6 +35,7 @@
 // LoginRejectTest.NoAclIsRefusedBeforeAnyChannelIsBuilt): a login no ACL
 // admits costs lookups, not a channel.
 #include <srpt/abi/log.h>
+#include <srpt/core/abi_handle.h>
 #include <srpt/core/login.h>
 #include <srpt/core/target.h>
 
@@ -297,7 +298,7 @@ LoginStep<void> Target::attach_session(const LoginAttempt& at, Port& port,
   // An enabled TPG was found: "no ACL" is its answer.
   const bool found = for_each_session_name(
       port, at.names, [&](Tpg& tpg, const InitiatorName& name) {
-        int ret = srpt_k_session_create(tpg.ktpg(), name.c_str(), &*ch, &sess);
+        int ret = srpt_k_session_create(tpg.ktpg(), name.c_str(), to_abi(*ch), &sess);
         if (ret == 0) {
           ch->set_session(sess, &tpg, name);
           return true;
