@@ -10,6 +10,7 @@
 #include <srpt/abi/device.h>
 #include <srpt/abi/fabric.h>
 #include <srpt/abi/log.h>
+#include <srpt/core/abi_handle.h>
 #include <srpt/core/initiator_name.h>
 #include <srpt/core/target.h>
 #include <srpt/rt/assert.h>
@@ -36,11 +37,23 @@ const srpt::TargetPort* from_abi(const srpt_core_tport* t) {
   return reinterpret_cast<const srpt::TargetPort*>(t);
 }
 srpt::Tpg* from_abi(srpt_core_tpg* t) { return reinterpret_cast<srpt::Tpg*>(t); }
-// The contexts the core handed to the shim: a Channel for CM, queue and
-// session callbacks, a Command for command callbacks.
-srpt::Channel& channel_of(void* ctx) { return *static_cast<srpt::Channel*>(ctx); }
-srpt::Command& command_of(void* ctx) { return *static_cast<srpt::Command*>(ctx); }
 }  // namespace
+
+// SAFETY: a srpt_core_chan* the shim gives back is one to_abi(Channel&)
+// made: the shim gets it only as the context of the channel's cm_id, QP
+// and session, and gives it back only in their callbacks; the release work
+// removes the session, destroys the QP (draining its completions) and the
+// cm_id (waiting for its callback) before the channel's last reference can
+// go (channel.h; ChannelTest.LogoutReleasesEverythingInOrder). Likewise a
+// srpt_core_cmd* is one to_abi(Command&) made for srpt_k_cmd_create(),
+// given back only for that slot's command context, which the channel
+// destroys before its Commands. The two handle types are distinct, so the
+// shim cannot give back one where the other is expected
+// (tests/unit/abi/handles_check.sh).
+srpt::Channel& srpt::from_abi(srpt_core_chan* ch) { return *reinterpret_cast<Channel*>(ch); }
+srpt::Command& srpt::from_abi(srpt_core_cmd* cmd) { return *reinterpret_cast<Command*>(cmd); }
+srpt_core_chan* srpt::to_abi(Channel& ch) { return reinterpret_cast<srpt_core_chan*>(&ch); }
+srpt_core_cmd* srpt::to_abi(Command& cmd) { return reinterpret_cast<srpt_core_cmd*>(&cmd); }
 
 extern "C" {
 
@@ -150,59 +163,59 @@ int srpt_core_login(const srpt_login_event* ev) noexcept {
   return g_target->login(*ev).to_kernel();
 }
 
-void srpt_core_cm_event(void* ctx, srpt_cm_event ev) noexcept {
-  channel_of(ctx).on_cm_event(ev);
+void srpt_core_cm_event(srpt_core_chan* ch, srpt_cm_event ev) noexcept {
+  srpt::from_abi(ch).on_cm_event(ev);
 }
 
-void srpt_core_recv_done(void* ctx, uint32_t index, uint32_t byte_len, int ok) noexcept {
-  channel_of(ctx).on_recv(index, byte_len, ok != 0);
+void srpt_core_recv_done(srpt_core_chan* ch, uint32_t index, uint32_t byte_len, int ok) noexcept {
+  srpt::from_abi(ch).on_recv(index, byte_len, ok != 0);
 }
 
-void srpt_core_send_done(void* ctx, uint32_t index, int ok) noexcept {
-  channel_of(ctx).on_send(index, ok != 0);
+void srpt_core_send_done(srpt_core_chan* ch, uint32_t index, int ok) noexcept {
+  srpt::from_abi(ch).on_send(index, ok != 0);
 }
 
-void srpt_core_session_close(void* ctx) noexcept {
-  channel_of(ctx).close(srpt::CloseReason::SessionClosed);
+void srpt_core_session_close(srpt_core_chan* ch) noexcept {
+  srpt::from_abi(ch).close(srpt::CloseReason::SessionClosed);
 }
 
-int srpt_core_cmd_write_pending(void* ctx) noexcept {
-  srpt::Command& c = command_of(ctx);
+int srpt_core_cmd_write_pending(srpt_core_cmd* cmd) noexcept {
+  srpt::Command& c = srpt::from_abi(cmd);
   return c.channel().on_write_pending(c);
 }
 
-int srpt_core_cmd_queue_data_in(void* ctx) noexcept {
-  srpt::Command& c = command_of(ctx);
+int srpt_core_cmd_queue_data_in(srpt_core_cmd* cmd) noexcept {
+  srpt::Command& c = srpt::from_abi(cmd);
   return c.channel().on_queue_data_in(c);
 }
 
-int srpt_core_cmd_queue_status(void* ctx) noexcept {
-  srpt::Command& c = command_of(ctx);
+int srpt_core_cmd_queue_status(srpt_core_cmd* cmd) noexcept {
+  srpt::Command& c = srpt::from_abi(cmd);
   return c.channel().on_queue_status(c);
 }
 
-void srpt_core_cmd_queue_tm_rsp(void* ctx) noexcept {
-  srpt::Command& c = command_of(ctx);
+void srpt_core_cmd_queue_tm_rsp(srpt_core_cmd* cmd) noexcept {
+  srpt::Command& c = srpt::from_abi(cmd);
   c.channel().on_queue_tm_rsp(c);
 }
 
-void srpt_core_cmd_aborted(void* ctx) noexcept {
-  srpt::Command& c = command_of(ctx);
+void srpt_core_cmd_aborted(srpt_core_cmd* cmd) noexcept {
+  srpt::Command& c = srpt::from_abi(cmd);
   c.channel().on_aborted(c);
 }
 
-void srpt_core_cmd_release(void* ctx) noexcept {
-  srpt::Command& c = command_of(ctx);
+void srpt_core_cmd_release(srpt_core_cmd* cmd) noexcept {
+  srpt::Command& c = srpt::from_abi(cmd);
   c.channel().on_release(c);
 }
 
-void srpt_core_cmd_fetch_done(void* ctx, int ok) noexcept {
-  srpt::Command& c = command_of(ctx);
+void srpt_core_cmd_fetch_done(srpt_core_cmd* cmd, int ok) noexcept {
+  srpt::Command& c = srpt::from_abi(cmd);
   c.channel().on_fetch_done(c, ok != 0);
 }
 
-void srpt_core_cmd_rdma_done(void* ctx, int ok) noexcept {
-  srpt::Command& c = command_of(ctx);
+void srpt_core_cmd_rdma_done(srpt_core_cmd* cmd, int ok) noexcept {
+  srpt::Command& c = srpt::from_abi(cmd);
   c.channel().on_rdma_done(c, ok != 0);
 }
 

@@ -2,6 +2,7 @@
 #include <srpt/core/channel.h>
 
 #include <srpt/abi/log.h>
+#include <srpt/core/abi_handle.h>
 #include <srpt/core/target.h>
 #include <srpt/rt/assert.h>
 
@@ -95,7 +96,7 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
   qp.recv_depth = cfg.srq ? cfg.srq->count() : depth;
   qp.srq = cfg.srq ? cfg.srq->ksrq() : nullptr;
   qp.pkey = cfg.pkey;
-  qp.ctx = &c;
+  qp.ctx = to_abi(c);
   ret = srpt_k_qp_create(cfg.kind, cm, cfg.kdev, cfg.port->port_num(), &qp,
                          &c.qp_);
   if (ret) return Error::from_kernel(ret);
@@ -103,7 +104,7 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
 
   for (u32 i = 0; i < cfg.slots; i++) {
     *failed_step = "command context";
-    ret = srpt_k_cmd_create(c.qp_, cfg.port->port_num(), c.cmds_[i],
+    ret = srpt_k_cmd_create(c.qp_, cfg.port->port_num(), to_abi(*c.cmds_[i]),
                             &c.cmds_[i]->kcmd);
     if (ret) return Error::from_kernel(ret);
   }
@@ -232,7 +233,7 @@ void Channel::drop_srq() {
 Status Channel::accept(OwnedCmId id, const srp::LoginRsp& rsp) {
   cm_ = move(id);
   login_ns_ = srpt_k_now_ns();
-  srpt_k_cm_set_context(cm_.kind(), cm_.get(), this);
+  srpt_k_cm_set_context(cm_.kind(), cm_.get(), to_abi(*this));
   int ret = srpt_k_cm_accept(cm_.kind(), cm_.get(), qp_, &rsp, sizeof(rsp));
   if (ret) return Error::from_kernel(ret);
   return Status::ok_status();

@@ -1,34 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 // The login handler: srpt_cm_req_recv() of this target.
 //
-// Checks, in order, each with its SRP_LOGIN_REJ reason (README, "Login"):
-//   private data too short for an SRP_LOGIN_REQ  plain CM reject, no SRP REJ
-//   unknown device                               plain CM reject
+// Checks, in order, each with its SRP_LOGIN_REJ reason (README, "Login"),
+// grouped by the step of Target::login that makes them:
+//   parse        private data too short for an SRP_LOGIN_REQ  plain CM reject,
+//                                                             no SRP REJ
+//   login_port,  unknown device or port (view_port: gone      plain CM reject
+//   view_port      since it was looked up)
 //   (from here to the answer the port's login lock is held, target.h)
-//   opcode is not SRP_LOGIN_REQ                  0x00010000
-//   req_it_iu_len < 64 or > srp_max_req_size     0x00010002
-//   neither direct nor indirect descriptors      0x00010004
-//   target_port_id is not ours                   0x00010003
-//   no enabled TPG on the port                   0x00010001
-//   channel limit of the I_T nexus reached       0x00010006
-//   TPG disabled while the login was in flight   0x00010001
-//   no ACL admits the initiator                  0x00010006
-//   channel resources                            0x00010001
-//   no ACL admits the initiator (ACL removed
-//     since it was asked; the session decides)   0x00010006
-//   session setup failed otherwise               0x00010001
-//   TPG disabled while the login was in flight   0x00010001
-//   session closed while the login was in flight 0x00010001
-//   channel limit of the session name reached    0x00010006
+//   check        opcode is not SRP_LOGIN_REQ                  0x00010000
+//                req_it_iu_len < 64 or > srp_max_req_size     0x00010002
+//                neither direct nor indirect descriptors      0x00010004
+//                target_port_id is not ours                   0x00010003
+//   check_port   no enabled TPG on the port                   0x00010001
+//                channel limit of the I_T nexus reached       0x00010006
+//   admit        TPG disabled while the login was in flight   0x00010001
+//                no ACL admits the initiator                  0x00010006
+//   build        channel resources                            0x00010001
+//   attach       TPG disabled while the login was in flight   0x00010001
+//                no ACL admits the initiator (ACL removed
+//                  since it was asked; the session decides)   0x00010006
+//                session setup failed otherwise               0x00010001
+//                posting receive buffers failed               0x00010001
+//   commit       TPG disabled while the login was in flight   0x00010001
+//                session closed while the login was in flight 0x00010001
+//                channel limit of the session name reached    0x00010006
+//   answer       none: the channel took the cm_id; a failed accept
+//                closes it, the answer is still zero
 // Every refusal logs one rate-limited line naming the initiator, the reason
 // and the cause. The cm_id is adopted by the channel only at the very end,
-// right before the accept: every refusal above leaves it to the caller.
+// right before the accept: every refusal above leaves it to the caller,
+// which only login() holds as a CmIdLease the steps cannot take (cm_id.h).
 // Nothing is built before the ACL was asked (issue 13, defect 4:
 // LoginRejectTest.NoAclIsRefusedBeforeAnyChannelIsBuilt): a login no ACL
 // admits costs lookups, not a channel.
 #include <srpt/abi/log.h>
-#include <srpt/core/login_policy.h>
-#include <srpt/core/login_request.h>
+#include <srpt/core/abi_handle.h>
+#include <srpt/core/login.h>
 #include <srpt/core/target.h>
 
 namespace srpt {
@@ -87,175 +95,210 @@ bool Target::for_each_session_name(Port& port, const SessionNames& names, Fn fn)
   return found;
 }
 
-LoginVerdict Target::reject(CmIdLease&& lease, const srpt_login_event& ev,
-                            const SessionNames& names, const srp::Tag& tag,
+LoginVerdict Target::reject(CmIdLease&& lease, const LoginAttempt& at,
                             const Rejection& r) {
   srp::LoginRej rej{};
   rej.opcode = srp::kLoginRej;
   rej.reason.set(r.reason);
-  rej.tag = tag;
+  rej.tag = at.req.tag;
   rej.buf_fmt.set(srp::kBufFmtDirect | srp::kBufFmtIndirect);
+  const SessionNames& names = at.names;
   if (log_limit_.admit(names.short_name.view()))
     srpt_log(SRPT_LOG_WARNING,
              "login from %s (%s) rejected: 0x%08x %s: %s\n",
              names.short_name.c_str(), names.port_id_0x.c_str(),
              r.reason, reason_name(r.reason), r.cause);
-  const int ret = srpt_k_cm_reject(ev.kind, lease.get(), &rej, sizeof(rej));
+  const int ret = srpt_k_cm_reject(at.ev.kind, lease.get(), &rej, sizeof(rej));
   if (ret && log_limit_.admit(names.short_name.view()))
     srpt_log(SRPT_LOG_WARNING, "sending the reject failed: %d\n", ret);
   return LoginVerdict::caller_keeps(move(lease), Error::ConnRefused);
 }
 
+LoginVerdict Target::refuse_unparsed(CmIdLease&& lease, const srpt_login_event& ev) {
+  const char* peer = ev.src_addr && ev.src_addr[0] ? ev.src_addr : "an IB/CM peer";
+  if (log_limit_.admit(StringView::from_cstr(peer)))
+    srpt_log(SRPT_LOG_WARNING,
+             "connection request from %s: %zu bytes of private "
+             "data are no SRP_LOGIN_REQ; rejected without SRP reply\n",
+             peer, ev.priv_len);
+  (void)srpt_k_cm_reject(ev.kind, lease.get(), nullptr, 0);
+  return LoginVerdict::caller_keeps(move(lease), Error::Inval);
+}
+
+LoginVerdict Target::refuse_unknown_port(CmIdLease&& lease, const LoginAttempt& at) {
+  if (log_limit_.admit(at.names.short_name.view()))
+    srpt_log(SRPT_LOG_WARNING,
+             "login from %s on an unknown device or port %u: "
+             "rejected without SRP reply\n",
+             at.names.short_name.c_str(), at.ev.port_num);
+  (void)srpt_k_cm_reject(at.ev.kind, lease.get(), nullptr, 0);
+  return LoginVerdict::caller_keeps(move(lease), Error::NoDev);
+}
+
+// The cm_id rule (cm_id.h) in the shape of this function: the lease is lent
+// to it by the CM core, and only two calls take it, each ending the login:
+// a refusal gives it back (non-zero), answer() lets the registered channel
+// adopt it (zero). Every step between sees the lease const: it may lend the
+// cm_id on (the RDMA/CM QP is made on it) but can neither keep it nor give
+// it back.
 LoginVerdict Target::login(const srpt_login_event& ev) {
   CmIdLease lease(ev.kind, ev.cm);
   Result<LoginRequest> parsed = LoginRequest::parse(ev.kind, ev.priv, ev.priv_len);
-  if (!parsed.ok()) {
-    const char* peer = ev.src_addr && ev.src_addr[0] ? ev.src_addr : "an IB/CM peer";
-    if (log_limit_.admit(StringView::from_cstr(peer)))
-      srpt_log(SRPT_LOG_WARNING,
-               "connection request from %s: %zu bytes of private "
-               "data are no SRP_LOGIN_REQ; rejected without SRP reply\n",
-               peer, ev.priv_len);
-    (void)srpt_k_cm_reject(ev.kind, lease.get(), nullptr, 0);
-    return LoginVerdict::caller_keeps(move(lease), Error::Inval);
+  if (!parsed.ok()) return refuse_unparsed(move(lease), ev);
+  const LoginAttempt at{
+      ev, parsed.value(),
+      session_names(ev.kind, parsed.value().initiator_port_id, ev.initiator_gid,
+                    StringView::from_cstr(ev.src_addr ? ev.src_addr : ""))};
+
+  // Acquired in this order, released in reverse when this returns: the
+  // port, its login lock (before lock_, target.h; held until the answer, so
+  // a login waits only for what uses the same port), and in prepare() the
+  // channel and its registration.
+  RefPtr<Port> port = login_port(ev);
+  if (!port) return refuse_unknown_port(move(lease), at);
+  Port& p = *port;
+  MutexGuard login_lock(p.login_lock());
+  Result<LoginPortView> view = view_port(at, p);
+  if (!view.ok()) return refuse_unknown_port(move(lease), at);
+  LoginStep<CommittedLogin> done = prepare(at, p, view.value(), lease);
+  if (!done.ok()) return reject(move(lease), at, done.rejection());
+  return answer(move(lease), at, move(done).value());
+}
+
+// The steps under the port's login lock, in the order of the table at the
+// top. A refusal returns at once; a channel built by then is a local
+// PendingChannel and aborts before login() sends the reject.
+LoginStep<CommittedLogin> Target::prepare(const LoginAttempt& at, Port& port,
+                                          const LoginPortView& view,
+                                          const CmIdLease& lease) {
+  const LoginGrant grant = SRPT_LOGIN_TRY(check_login_request(at.req, view.limits));
+  SRPT_LOGIN_TRY(check_port(view, grant));
+  SRPT_LOGIN_TRY(admit(at, port));
+  PendingChannel ch = SRPT_LOGIN_TRY(build_channel(at, port, view, grant, lease));
+  SRPT_LOGIN_TRY(attach_session(at, port, ch));
+  SRPT_LOGIN_TRY(post_receives(ch));
+  return commit(ch, grant);
+}
+
+// The port, for its login lock: looked up under lock_, locked by the
+// caller, and then checked again (view_port).
+RefPtr<Port> Target::login_port(const srpt_login_event& ev) {
+  MutexGuard guard(lock_);
+  Device* dev = find_device(ev.kdev);
+  Port* p = dev ? dev->port(ev.port_num) : nullptr;
+  return p != nullptr && p->attached() ? RefPtr<Port>(p) : RefPtr<Port>();
+}
+
+// Registry lookups under the port's login lock: its device still there,
+// its attributes, whether it has an enabled TPG, the nexus' channels.
+// Error::NoDev when the device went meanwhile (device removal detaches the
+// port and unlists the device at once); the caller answers with a plain
+// reject outside lock_, which is never held across a CM call.
+Result<LoginPortView> Target::view_port(const LoginAttempt& at, Port& port) {
+  MutexGuard guard(lock_);
+  Device* dev = port.attached() ? find_device(at.ev.kdev) : nullptr;
+  if (dev == nullptr) return Error::NoDev;
+  const PortAttributes& a = port.attributes();
+  LoginPortView v{};
+  v.limits.max_req_size = params_.max_req_size;
+  v.limits.service_guid = params_.service_guid;
+  v.limits.max_rsp_size = a.max_rsp_size;
+  v.limits.recv_depth = min(kRecvDepth, a.sq_size);
+  v.sq_size = a.sq_size;
+  // dev->srq is stable while the port uses it (device.h), and the port's
+  // use_srq cannot change while its login lock is held.
+  if (a.use_srq && dev->srq) {
+    v.srq = dev->srq;
+    // An IU must fit an SRQ buffer (srp_max_req_size bytes: the grant
+    // never exceeds that anyway).
+    v.limits.max_req_size = min(v.limits.max_req_size, v.srq->buf_size());
+    v.limits.required_imm_offset = v.srq->imm_offset();
   }
-  const LoginRequest& req = parsed.value();
-  const SessionNames names = session_names(
-      ev.kind, req.initiator_port_id, ev.initiator_gid,
-      StringView::from_cstr(ev.src_addr ? ev.src_addr : ""));
+  for (int f = 0; f < kPortNameFormCount; f++)
+    if (enabled_tpg(port, static_cast<PortNameForm>(f), 0) != nullptr) v.has_tpg = true;
+  for (Channel& ch : channels_)
+    if (ch.is_nexus(port, at.req.initiator_port_id, at.req.target_port_id) &&
+        ch.state() < Channel::State::Closing)
+      v.nexus_channels++;
+  return move(v);
+}
 
-  auto unknown_port = [&] {
-    if (log_limit_.admit(names.short_name.view()))
-      srpt_log(SRPT_LOG_WARNING,
-               "login from %s on an unknown device or port %u: "
-               "rejected without SRP reply\n",
-               names.short_name.c_str(), ev.port_num);
-    (void)srpt_k_cm_reject(ev.kind, lease.get(), nullptr, 0);
-    return LoginVerdict::caller_keeps(move(lease), Error::NoDev);
-  };
+// What the port allows before anyone is asked: an enabled TPG, and room
+// for one more MULTI channel of the I_T nexus.
+LoginStep<void> Target::check_port(const LoginPortView& view, const LoginGrant& grant) {
+  if (!view.has_tpg)
+    return Rejection{srp::kRejInsufficientResources, "no enabled TPG on this port"};
+  if (grant.multi_channel && view.nexus_channels >= params_.max_nexus_channels)
+    return Rejection{srp::kRejChannelLimitReached,
+                     "max_channels_per_nexus channels already logged in"};
+  return LoginStep<void>::go_on();
+}
 
-  // The port, for its login lock, which comes before lock_ (target.h): the
-  // port is looked up, locked, and then checked again. The lock is held
-  // until the answer: a login waits only for what uses the same port.
-  RefPtr<Port> port;
-  {
-    MutexGuard guard(lock_);
-    Device* dev = find_device(ev.kdev);
-    Port* p = dev ? dev->port(ev.port_num) : nullptr;
-    if (p != nullptr && p->attached()) port = RefPtr<Port>(p);
-  }
-  if (!port) return unknown_port();
-  MutexGuard login(port->login_lock());
-
-  // Registry lookups under the port's login lock: its device still there,
-  // its attributes and whether it has an enabled TPG.
-  bool gone = false, has_tpg = false;
-  usize nexus_channels = 0;
-  RefPtr<SharedRecvQueue> srq;
-  LoginLimits limits{};
-  u32 sq_size = 0;
-  {
-    MutexGuard guard(lock_);
-    // Device removal detaches the port and unlists the device at once.
-    Device* dev = port->attached() ? find_device(ev.kdev) : nullptr;
-    gone = dev == nullptr;
-    if (!gone) {
-      Port* p = port.get();
-      const PortAttributes& a = p->attributes();
-      limits.max_req_size = params_.max_req_size;
-      limits.service_guid = params_.service_guid;
-      limits.max_rsp_size = a.max_rsp_size;
-      limits.recv_depth = min(kRecvDepth, a.sq_size);
-      sq_size = a.sq_size;
-      // dev->srq is stable while the port uses it (device.h), and the port's
-      // use_srq cannot change while its login lock is held.
-      if (a.use_srq && dev->srq) {
-        srq = dev->srq;
-        // An IU must fit an SRQ buffer (srp_max_req_size bytes: the grant
-        // never exceeds that anyway).
-        limits.max_req_size = min(limits.max_req_size, srq->buf_size());
-        limits.required_imm_offset = srq->imm_offset();
-      }
-      for (int f = 0; f < kPortNameFormCount; f++)
-        if (enabled_tpg(*p, static_cast<PortNameForm>(f), 0) != nullptr) has_tpg = true;
-      for (Channel& ch : channels_)
-        if (ch.is_nexus(*p, req.initiator_port_id, req.target_port_id) &&
-            ch.state() < Channel::State::Closing)
-          nexus_channels++;
-    }
-  }
-  // Plain reject outside lock_, which is never held across a CM call.
-  if (gone) return unknown_port();
-
-  const LoginCheck check = check_login_request(req, limits);
-  if (!check.ok()) return reject(move(lease), ev, names, req.tag, check.rejection());
-  const LoginGrant& grant = check.grant();
-
-  if (!has_tpg)
-    return reject(move(lease), ev, names, req.tag,
-                  {srp::kRejInsufficientResources, "no enabled TPG on this port"});
-  if (grant.multi_channel && nexus_channels >= params_.max_nexus_channels)
-    return reject(move(lease), ev, names, req.tag,
-                  {srp::kRejChannelLimitReached,
-                   "max_channels_per_nexus channels already logged in"});
-
-  // The cheap refusal: does any enabled TPG of the port have an ACL for one
-  // of the initiator's names? Only advice (an ACL may go before the session
-  // is set up, which decides below), but it spares building a channel for
-  // an initiator nobody admits.
+// The cheap refusal: does any enabled TPG of the port have an ACL for one
+// of the initiator's names? Only advice (an ACL may go before the session
+// is set up, which decides in attach_session), but it spares building a
+// channel for an initiator nobody admits.
+LoginStep<void> Target::admit(const LoginAttempt& at, Port& port) {
   bool admitted = false;
   const bool tpg_left = for_each_session_name(
-      *port, names, [&](Tpg& tpg, const InitiatorName& name) {
+      port, at.names, [&](Tpg& tpg, const InitiatorName& name) {
         admitted = srpt_k_tpg_admits(tpg.ktpg(), name.c_str()) != 0;
         return admitted;
       });
   if (!tpg_left)
-    return reject(move(lease), ev, names, req.tag,
-                  {srp::kRejInsufficientResources,
-                   "TPG disabled while the login was in flight"});
+    return Rejection{srp::kRejInsufficientResources,
+                     "TPG disabled while the login was in flight"};
   if (!admitted)
-    return reject(move(lease), ev, names, req.tag,
-                  {srp::kRejChannelLimitReached, "no ACL admits this initiator"});
+    return Rejection{srp::kRejChannelLimitReached, "no ACL admits this initiator"};
+  return LoginStep<void>::go_on();
+}
 
+// Every resource of the channel but the session. The RDMA/CM QP is made on
+// the lent cm_id, which the channel does not take here.
+LoginStep<PendingChannel> Target::build_channel(const LoginAttempt& at, Port& port,
+                                                const LoginPortView& view,
+                                                const LoginGrant& grant,
+                                                const CmIdLease& lease) {
   Channel::Config cfg{};
   cfg.target = this;
-  cfg.kdev = ev.kdev;
-  cfg.port = port;
-  cfg.kind = ev.kind;
-  cfg.pkey = ev.pkey;
+  cfg.kdev = at.ev.kdev;
+  cfg.port = RefPtr<Port>(&port);
+  cfg.kind = at.ev.kind;
+  cfg.pkey = at.ev.pkey;
   cfg.grant = grant;
   cfg.slots = grant.req_lim_delta;
-  cfg.sq_size = sq_size;
+  cfg.sq_size = view.sq_size;
   // A response never exceeds what the initiator was told to expect;
   // build_srp_rsp() truncates sense data to fit.
   cfg.send_buf_size = grant.max_ti_iu_len;
   for (int i = 0; i < 16; i++) {
-    cfg.i_port_id[i] = req.initiator_port_id[i];
-    cfg.t_port_id[i] = req.target_port_id[i];
+    cfg.i_port_id[i] = at.req.initiator_port_id[i];
+    cfg.t_port_id[i] = at.req.target_port_id[i];
   }
-  cfg.names = names;
-  cfg.srq = srq;
+  cfg.names = at.names;
+  cfg.srq = view.srq;
   const char* failed_step = nullptr;
   Result<RefPtr<Channel>> made = Channel::create(cfg, lease.get(), &failed_step);
   if (!made.ok()) {
-    if (log_limit_.admit(names.short_name.view()))
+    if (log_limit_.admit(at.names.short_name.view()))
       srpt_log(SRPT_LOG_WARNING, "channel for %s: %s failed: %d\n",
-               names.short_name.c_str(), failed_step,
+               at.names.short_name.c_str(), failed_step,
                made.error().to_kernel());
-    return reject(move(lease), ev, names, req.tag,
-                  {srp::kRejInsufficientResources, "channel resources"});
+    return Rejection{srp::kRejInsufficientResources, "channel resources"};
   }
-  RefPtr<Channel> ch = move(made).value();
+  return PendingChannel(move(made).value());
+}
 
-  // The session, under the names and in the order of the check above. The
-  // target core's answer decides: an ACL removed since it was asked is
-  // refused here.
+// The session, under the names and in the order of admit(). The target
+// core's answer decides: an ACL removed since it was asked is refused here.
+LoginStep<void> Target::attach_session(const LoginAttempt& at, Port& port,
+                                       PendingChannel& ch) {
   int sess_ret = -SRPT_EACCES;
   srpt_k_session* sess = nullptr;
   // An enabled TPG was found: "no ACL" is its answer.
   const bool found = for_each_session_name(
-      *port, names, [&](Tpg& tpg, const InitiatorName& name) {
-        int ret = srpt_k_session_create(tpg.ktpg(), name.c_str(), ch.get(), &sess);
+      port, at.names, [&](Tpg& tpg, const InitiatorName& name) {
+        int ret = srpt_k_session_create(tpg.ktpg(), name.c_str(), to_abi(*ch), &sess);
         if (ret == 0) {
           ch->set_session(sess, &tpg, name);
           return true;
@@ -264,99 +307,96 @@ LoginVerdict Target::login(const srpt_login_event& ev) {
         if (ret != -SRPT_EACCES) sess_ret = ret;  // resources beat "no ACL"
         return false;
       });
-  if (sess == nullptr) {
-    ch->abort_login();
-    // Every TPG disabled since the ACL check: the answer is the one a
-    // disabled TPG gets at commit (guest cases 23/24,
-    // LoginResourceTest.TpgDisabledBeforeTheSessionIsSetUpIs00010001).
-    if (!found)
-      return reject(move(lease), ev, names, req.tag,
-                    {srp::kRejInsufficientResources,
-                     "TPG disabled while the login was in flight"});
-    if (sess_ret == -SRPT_EACCES)
-      return reject(move(lease), ev, names, req.tag,
-                    {srp::kRejChannelLimitReached, "no ACL admits this initiator"});
-    return reject(move(lease), ev, names, req.tag,
-                  {srp::kRejInsufficientResources, "session setup failed"});
-  }
+  if (sess != nullptr) return LoginStep<void>::go_on();
+  // Every TPG disabled since the ACL check: the answer is the one a
+  // disabled TPG gets at commit (guest cases 23/24,
+  // LoginResourceTest.TpgDisabledBeforeTheSessionIsSetUpIs00010001).
+  if (!found)
+    return Rejection{srp::kRejInsufficientResources,
+                     "TPG disabled while the login was in flight"};
+  if (sess_ret == -SRPT_EACCES)
+    return Rejection{srp::kRejChannelLimitReached, "no ACL admits this initiator"};
+  return Rejection{srp::kRejInsufficientResources, "session setup failed"};
+}
 
-  if (!ch->post_receives().ok()) {
-    ch->abort_login();
-    return reject(move(lease), ev, names, req.tag,
-                  {srp::kRejInsufficientResources, "posting receive buffers failed"});
-  }
+LoginStep<void> Target::post_receives(PendingChannel& ch) {
+  if (!ch->post_receives().ok())
+    return Rejection{srp::kRejInsufficientResources, "posting receive buffers failed"};
+  return LoginStep<void>::go_on();
+}
 
-  // Commit: the TPG may have been disabled meanwhile (disable does not wait
-  // for the port's login lock to clear the flag), and the target core may
-  // have closed the session (an ACL removed; close_session takes no login
-  // lock either). Registration and the SINGLE takeover decision happen under the
-  // registry lock.
-  bool terminated_others = false, others = false;
-  Rejection refused{0, nullptr};
-  {
-    MutexGuard guard(lock_);
-    if (!ch->tpg()->enabled()) {
-      refused = {srp::kRejInsufficientResources,
-                 "TPG disabled while the login was in flight"};
-    } else if (ch->state() >= Channel::State::Closing) {
-      refused = {srp::kRejInsufficientResources,
-                 "session closed while the login was in flight"};
-    } else if (session_channels(*ch, grant.multi_channel) >=
-               params_.max_nexus_channels) {
-      refused = {srp::kRejChannelLimitReached,
-                 "max_channels_per_nexus channels already logged in under this "
-                 "session name"};
-    } else {
-      ch->add_ref();  // the registry's reference, dropped by the release work
-      channels_.push_back(*ch);
-      for (Channel& other : channels_) {
-        if (&other == ch.get() || !other.same_nexus(*ch)) continue;
-        if (other.state() >= Channel::State::Closing) continue;
-        others = true;
-        if (!grant.multi_channel) {
-          terminated_others = true;
-          other.close(CloseReason::Terminated);  // never sleeps
-        }
-      }
+// What may have changed while the login ran without lock_: the TPG may
+// have been disabled (disable does not wait for the port's login lock to
+// clear the flag), and the target core may have closed the session (an
+// ACL removed; close_session takes no login lock either). The re-check,
+// the registration and the SINGLE takeover happen under lock_ at once. A
+// refusal leaves `ch` pending: the caller's scope aborts it after lock_ is
+// dropped.
+LoginStep<CommittedLogin> Target::commit(PendingChannel& ch, const LoginGrant& grant) {
+  MutexGuard guard(lock_);
+  if (!ch->tpg()->enabled())
+    return Rejection{srp::kRejInsufficientResources,
+                     "TPG disabled while the login was in flight"};
+  if (ch->state() >= Channel::State::Closing)
+    return Rejection{srp::kRejInsufficientResources,
+                     "session closed while the login was in flight"};
+  if (session_channels(*ch, grant.multi_channel) >= params_.max_nexus_channels)
+    return Rejection{srp::kRejChannelLimitReached,
+                     "max_channels_per_nexus channels already logged in under this "
+                     "session name"};
+  CommittedLogin c;
+  c.ch = ch.registered();
+  c.ch->add_ref();  // the registry's reference, dropped by the release work
+  channels_.push_back(*c.ch);
+  for (Channel& other : channels_) {
+    if (&other == c.ch.get() || !other.same_nexus(*c.ch)) continue;
+    if (other.state() >= Channel::State::Closing) continue;
+    c.others = true;
+    if (!grant.multi_channel) {
+      c.terminated_others = true;
+      other.close(CloseReason::Terminated);  // never sleeps
     }
   }
-  if (refused.cause != nullptr) {
-    ch->abort_login();
-    return reject(move(lease), ev, names, req.tag, refused);
-  }
+  return move(c);
+}
 
+// The channel takes the cm_id, right before the accept. From here on the
+// answer is zero whatever happens: a failure is torn down through the
+// channel's release work.
+LoginVerdict Target::answer(CmIdLease&& lease, const LoginAttempt& at,
+                            CommittedLogin&& c) {
+  Channel& ch = *c.ch;
+  const LoginGrant& grant = ch.grant();
   srp::LoginRsp rsp{};
   rsp.opcode = srp::kLoginRsp;
   rsp.req_lim_delta.set(grant.req_lim_delta);
-  rsp.tag = req.tag;
+  rsp.tag = at.req.tag;
   rsp.max_it_iu_len.set(grant.max_it_iu_len);
   rsp.max_ti_iu_len.set(grant.max_ti_iu_len);
   rsp.buf_fmt.set(srp::kBufFmtDirect | srp::kBufFmtIndirect);
-  rsp.rsp_flags = terminated_others ? srp::kRspTerminated
-                  : others          ? srp::kRspMaintained
-                                    : srp::kRspNoChan;
+  rsp.rsp_flags = c.terminated_others ? srp::kRspTerminated
+                  : c.others          ? srp::kRspMaintained
+                                      : srp::kRspNoChan;
   if (grant.immediate) rsp.rsp_flags |= srp::kRspImmedSupported;
 
-  // The channel takes the cm_id. From here on the answer is zero whatever
-  // happens: a failure is torn down through the channel's release work.
   OwnedCmId::Adoption adoption = OwnedCmId::adopt(move(lease));
   counters_.cm_adopted();
-  Status accepted = ch->accept(move(adoption.id), rsp);
+  Status accepted = ch.accept(move(adoption.id), rsp);
   if (!accepted.ok()) {
-    if (log_limit_.admit(names.short_name.view()))
+    if (log_limit_.admit(at.names.short_name.view()))
       srpt_log(SRPT_LOG_WARNING, "login from %s: accept failed: %d\n",
-               names.short_name.c_str(), accepted.to_kernel());
-    ch->close(CloseReason::LoginFailed);
-    ch->arm();
+               at.names.short_name.c_str(), accepted.to_kernel());
+    ch.close(CloseReason::LoginFailed);
+    ch.arm();
     return LoginVerdict::channel_owns(move(adoption.proof));
   }
-  ch->arm();
+  ch.arm();
   srpt_log(SRPT_LOG_INFO,
            "login from %s (%s) as %s: it_iu_len %u, ti_iu_len %u, req_lim %u%s%s%s\n",
-           names.short_name.c_str(), names.port_id_0x.c_str(), ch->session_name(),
+           at.names.short_name.c_str(), at.names.port_id_0x.c_str(), ch.session_name(),
            grant.max_it_iu_len, grant.max_ti_iu_len, grant.req_lim_delta,
-           grant.immediate ? ", immediate data" : "", srq ? ", SRQ" : "",
-           terminated_others ? ", older channels terminated" : "");
+           grant.immediate ? ", immediate data" : "", ch.uses_srq() ? ", SRQ" : "",
+           c.terminated_others ? ", older channels terminated" : "");
   return LoginVerdict::channel_owns(move(adoption.proof));
 }
 

@@ -130,7 +130,7 @@ static int srpt_k_rdma_cm_handler(struct rdma_cm_id *id,
 				  struct rdma_cm_event *event)
 {
 	enum srpt_cm_event ev;
-	void *ctx;
+	struct srpt_core_chan *ctx;
 
 	if (event->event == RDMA_CM_EVENT_CONNECT_REQUEST)
 		return srpt_k_rdma_login(id, event);
@@ -272,7 +272,7 @@ static int srpt_k_ib_cm_handler(struct ib_cm_id *cm_id,
 				const struct ib_cm_event *event)
 {
 	enum srpt_cm_event ev;
-	void *ctx;
+	struct srpt_core_chan *ctx;
 
 	if (event->event == IB_CM_REQ_RECEIVED)
 		return srpt_k_ib_login(cm_id, &event->param.req_rcvd,
@@ -371,7 +371,7 @@ void srpt_k_listener_destroy(struct srpt_k_listener *l)
 /* --- connection ids ----------------------------------------------------- */
 
 void srpt_k_cm_set_context(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
-			   void *ctx)
+			   struct srpt_core_chan *ctx)
 {
 	/* Read by the handlers above, which may run on another CPU. */
 	if (kind == SRPT_CM_IB)

@@ -49,7 +49,7 @@ struct srpt_k_cmd {
 	u8 sense[TRANSPORT_SENSE_BUFFER];
 	struct srpt_k_qp *qp;
 	u32 port_num;
-	void *ctx;			/* the core's command */
+	struct srpt_core_cmd *ctx;	/* the core's command */
 	struct scatterlist imm_sg;	/* immediate data, inside the request */
 	struct ib_cqe rdma_cqe;		/* the data-out RDMA reads */
 	struct ib_cqe fetch_cqe;	/* the descriptor-table read */
@@ -93,7 +93,7 @@ static struct srpt_k_cmd *srpt_k_cmd_of(struct se_cmd *se_cmd)
 	return container_of(se_cmd, struct srpt_k_cmd, se_cmd);
 }
 
-void *srpt_shim_cmd_ctx(struct se_cmd *se_cmd)
+struct srpt_core_cmd *srpt_shim_cmd_ctx(struct se_cmd *se_cmd)
 {
 	return srpt_k_cmd_of(se_cmd)->ctx;
 }
@@ -392,7 +392,8 @@ int srpt_k_cmd_send_rsp(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
 
 /* --- life of a command -------------------------------------------------- */
 
-int srpt_k_cmd_create(struct srpt_k_qp *qp, uint32_t port_num, void *ctx,
+int srpt_k_cmd_create(struct srpt_k_qp *qp, uint32_t port_num,
+		      struct srpt_core_cmd *ctx,
 		      struct srpt_k_cmd **out)
 {
 	struct srpt_k_cmd *cmd;

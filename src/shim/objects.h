@@ -67,7 +67,7 @@ struct srpt_k_qp {
 	struct srpt_k_device *kdev;
 	u32 port_num;
 	u16 pkey;			/* IB/CM: for the INIT transition */
-	void *ctx;			/* the core's channel */
+	struct srpt_core_chan *ctx;	/* the core's channel */
 	struct ib_cq *cq;
 	unsigned int cq_size;		/* as passed to ib_cq_pool_get() */
 	struct ib_qp *ib_qp;
@@ -137,7 +137,7 @@ struct srpt_k_tpg {
 };
 
 /* The core's command of a target-core command (cmd.c). */
-void *srpt_shim_cmd_ctx(struct se_cmd *se_cmd);
+struct srpt_core_cmd *srpt_shim_cmd_ctx(struct se_cmd *se_cmd);
 /* release_cmd: frees the RDMA contexts left, then tells the core. */
 void srpt_shim_cmd_release(struct se_cmd *se_cmd);
 

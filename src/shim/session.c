@@ -29,7 +29,8 @@ static struct se_session *srpt_k_se_sess(struct srpt_k_session *sess)
 }
 
 int srpt_k_session_create(struct srpt_k_tpg *tpg, const char *initiator_name,
-			  void *ctx, struct srpt_k_session **out)
+			  struct srpt_core_chan *ctx,
+			  struct srpt_k_session **out)
 {
 	struct se_session *se_sess;
 

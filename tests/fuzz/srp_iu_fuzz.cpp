@@ -26,6 +26,7 @@
 // again and no command slot busy, and still works: a TEST UNIT READY gets
 // its SRP_RSP with the tag echoed. A channel that closed was released
 // through its release work, which destroyed its cm_id and QP.
+#include <srpt/core/abi_handle.h>
 #include <srpt/core/channel.h>
 #include <srpt/core/srp_wire.h>
 
@@ -111,7 +112,7 @@ class SrpIuFuzz : public LoginTest {
   }
 
  private:
-  Channel& Chan() const { return *static_cast<Channel*>(o_.id->context); }
+  Channel& Chan() const { return srpt::from_abi(o_.id->context); }
 
   // The channel exists, has not closed and its QP takes receives.
   bool Live() const {
@@ -155,7 +156,7 @@ class SrpIuFuzz : public LoginTest {
       // Stages per submission: 0 nothing yet, 1 write_pending called, 2 answered.
       int& stage = stages_[{cmd, cmd->submits}];
       if (stage >= 2) continue;
-      void* ctx = fake::cmd_ctx(cmd);
+      srpt_core_cmd* ctx = fake::cmd_ctx(cmd);
       // As transport_generic_new_cmd(): write_pending only for data-out
       // with data to move; anything else executes at once.
       if (stage == 0 && s.dir == SRPT_DIR_WRITE && cmd->result.data_len > 0 &&

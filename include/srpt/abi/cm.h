@@ -27,6 +27,13 @@ enum srpt_cm_kind {
 
 /* An IB/CM or RDMA/CM id, per the kind that travels with it. */
 struct srpt_k_cm;
+/*
+ * The core's channel, as the shim holds it: the context the core sets on a
+ * cm_id, a QP and a session, given back in their callbacks. Opaque, and
+ * distinct from the core's command (struct srpt_core_cmd, cmd.h): passing
+ * one for the other does not compile (tests/unit/abi/).
+ */
+struct srpt_core_chan;
 struct srpt_k_device;
 struct srpt_k_qp;
 
@@ -51,7 +58,7 @@ struct srpt_login_event {
 /* The login handler. Process context (CM callbacks run in work queues). */
 int srpt_core_login(const struct srpt_login_event *ev) SRPT_NOEXCEPT;
 
-/* Events on a cm_id owned by a channel; `ctx` is what the core set. */
+/* Events on a cm_id owned by a channel: the one the core set on it. */
 enum srpt_cm_event {
 	SRPT_CM_EV_ESTABLISHED = 1,	/* IB/CM RTU, RDMA/CM ESTABLISHED */
 	SRPT_CM_EV_DISCONNECT = 2,	/* DREQ received / RDMA/CM DISCONNECTED */
@@ -61,11 +68,12 @@ enum srpt_cm_event {
 	SRPT_CM_EV_ERROR = 6,		/* REP/RTU timeout, unreachable, DREQ error */
 	SRPT_CM_EV_DEVICE_REMOVAL = 7,
 };
-void srpt_core_cm_event(void *ctx, enum srpt_cm_event ev) SRPT_NOEXCEPT;
+void srpt_core_cm_event(struct srpt_core_chan *ch,
+			enum srpt_cm_event ev) SRPT_NOEXCEPT;
 
 /* Associates the channel with the cm_id for srpt_core_cm_event(). */
 void srpt_k_cm_set_context(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
-			   void *ctx) SRPT_NOEXCEPT;
+			   struct srpt_core_chan *ch) SRPT_NOEXCEPT;
 /* Sends a CM reject carrying `priv` (an SRP_LOGIN_REJ) as private data. */
 int srpt_k_cm_reject(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 		     const void *priv, size_t len) SRPT_NOEXCEPT;

@@ -19,6 +19,13 @@
 SRPT_EXTERN_C_BEGIN
 
 struct srpt_k_cmd;
+/*
+ * The core's command, as the shim holds it: given at srpt_k_cmd_create(),
+ * given back in every srpt_core_cmd_* call. Opaque, and distinct from the
+ * core's channel (struct srpt_core_chan, cm.h): passing one for the other
+ * does not compile (tests/unit/abi/).
+ */
+struct srpt_core_cmd;
 
 enum srpt_data_dir {
 	SRPT_DIR_NONE = 0,
@@ -33,8 +40,8 @@ enum srpt_task_attr {
 	SRPT_TASK_ACA = 4,
 };
 
-/* `ctx` is the core's command, given back in every srpt_core_cmd_* call. */
-int srpt_k_cmd_create(struct srpt_k_qp *qp, uint32_t port_num, void *ctx,
+int srpt_k_cmd_create(struct srpt_k_qp *qp, uint32_t port_num,
+		      struct srpt_core_cmd *core,
 		      struct srpt_k_cmd **out) SRPT_NOEXCEPT;
 void srpt_k_cmd_destroy(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
 
@@ -172,16 +179,16 @@ int srpt_k_cmd_submit_tmf(struct srpt_k_cmd *cmd, struct srpt_k_session *sess,
 enum srpt_tmf_result srpt_k_cmd_tmf_result(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
 
 /* Target-core callbacks, process context. Return 0 or a negative errno. */
-int srpt_core_cmd_write_pending(void *ctx) SRPT_NOEXCEPT;
-int srpt_core_cmd_queue_data_in(void *ctx) SRPT_NOEXCEPT;
-int srpt_core_cmd_queue_status(void *ctx) SRPT_NOEXCEPT;
-void srpt_core_cmd_queue_tm_rsp(void *ctx) SRPT_NOEXCEPT;
-void srpt_core_cmd_aborted(void *ctx) SRPT_NOEXCEPT;
-void srpt_core_cmd_release(void *ctx) SRPT_NOEXCEPT;
+int srpt_core_cmd_write_pending(struct srpt_core_cmd *cmd) SRPT_NOEXCEPT;
+int srpt_core_cmd_queue_data_in(struct srpt_core_cmd *cmd) SRPT_NOEXCEPT;
+int srpt_core_cmd_queue_status(struct srpt_core_cmd *cmd) SRPT_NOEXCEPT;
+void srpt_core_cmd_queue_tm_rsp(struct srpt_core_cmd *cmd) SRPT_NOEXCEPT;
+void srpt_core_cmd_aborted(struct srpt_core_cmd *cmd) SRPT_NOEXCEPT;
+void srpt_core_cmd_release(struct srpt_core_cmd *cmd) SRPT_NOEXCEPT;
 /* The RDMA read of srpt_k_cmd_fetch() completed (ok) or failed/flushed. */
-void srpt_core_cmd_fetch_done(void *ctx, int ok) SRPT_NOEXCEPT;
+void srpt_core_cmd_fetch_done(struct srpt_core_cmd *cmd, int ok) SRPT_NOEXCEPT;
 /* The data-out RDMA reads of srpt_k_cmd_rdma_read() completed. */
-void srpt_core_cmd_rdma_done(void *ctx, int ok) SRPT_NOEXCEPT;
+void srpt_core_cmd_rdma_done(struct srpt_core_cmd *cmd, int ok) SRPT_NOEXCEPT;
 
 SRPT_EXTERN_C_END
 

@@ -4,7 +4,7 @@
  * srpt_k_qp), and rings of DMA-mapped information-unit buffers.
  *
  * Completions are delivered in process context (the CQ polls from a work
- * queue), one call per work request, to the `ctx` given at creation.
+ * queue), one call per work request, to the channel given at creation.
  */
 #ifndef SRPT_ABI_QUEUE_H
 #define SRPT_ABI_QUEUE_H
@@ -26,7 +26,7 @@ struct srpt_qp_params {
 	 * completions of this QP the CQ must hold (every buffer of the SRQ).
 	 */
 	uint32_t recv_depth;
-	void *ctx;		/* the channel, for completions and QP events */
+	struct srpt_core_chan *ctx;	/* the channel, for completions */
 	uint16_t pkey;		/* IB/CM: the login's (srpt_login_event.pkey) */
 	/* Non-NULL: the QP takes its receives from this SRQ, has no RQ. */
 	struct srpt_k_srq *srq;
@@ -103,9 +103,10 @@ int srpt_k_srq_post_recv(struct srpt_k_srq *srq, uint32_t index) SRPT_NOEXCEPT;
 void srpt_k_srq_destroy(struct srpt_k_srq *srq) SRPT_NOEXCEPT;
 
 /* ok: 1 on success, 0 on error or flush. byte_len only when ok. */
-void srpt_core_recv_done(void *ctx, uint32_t index, uint32_t byte_len,
+void srpt_core_recv_done(struct srpt_core_chan *ch, uint32_t index,
+			 uint32_t byte_len, int ok) SRPT_NOEXCEPT;
+void srpt_core_send_done(struct srpt_core_chan *ch, uint32_t index,
 			 int ok) SRPT_NOEXCEPT;
-void srpt_core_send_done(void *ctx, uint32_t index, int ok) SRPT_NOEXCEPT;
 
 SRPT_EXTERN_C_END
 

@@ -11,14 +11,16 @@ SRPT_EXTERN_C_BEGIN
 
 struct srpt_k_tpg;	/* the shim's se_portal_group */
 struct srpt_k_session;	/* struct se_session */
+struct srpt_core_chan;	/* the core's channel (cm.h) */
 
 /*
  * target_setup_session() for `initiator_name` in `tpg`: -EACCES when no ACL
  * of the TPG admits that name (and demo mode is off), -ENOMEM, ...
- * `ctx` is the channel, given back by srpt_core_session_close().
+ * `ch` is given back by srpt_core_session_close().
  */
 int srpt_k_session_create(struct srpt_k_tpg *tpg, const char *initiator_name,
-			  void *ctx, struct srpt_k_session **out) SRPT_NOEXCEPT;
+			  struct srpt_core_chan *ch,
+			  struct srpt_k_session **out) SRPT_NOEXCEPT;
 /*
  * 1 when `tpg` would admit `initiator_name` now: a node ACL of that name
  * exists, or the TPG generates ACLs on demand (demo mode); else 0. Asked
@@ -33,7 +35,7 @@ void srpt_k_session_drain(struct srpt_k_session *sess) SRPT_NOEXCEPT;
 void srpt_k_session_remove(struct srpt_k_session *sess) SRPT_NOEXCEPT;
 
 /* The target core closes a session (ACL removed): the channel must go. */
-void srpt_core_session_close(void *ctx) SRPT_NOEXCEPT;
+void srpt_core_session_close(struct srpt_core_chan *ch) SRPT_NOEXCEPT;
 
 /* Deferred work on the module's own work queue (process context). */
 struct srpt_k_work;

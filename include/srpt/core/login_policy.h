@@ -9,6 +9,7 @@
 #include <srpt/core/login_request.h>
 #include <srpt/core/srp_wire.h>
 #include <srpt/rt/types.h>
+#include <srpt/rt/utility.h>
 
 namespace srpt {
 
@@ -37,26 +38,77 @@ struct LoginGrant {
   bool multi_channel;  // MULTI requested (else SINGLE)
 };
 
-class [[nodiscard]] LoginCheck {
+// The outcome of one login step: go on with a T, or refuse the login with a
+// Rejection. The steps of Target::login (login.cpp) return these and are
+// chained with SRPT_LOGIN_TRY, so that a refusal leaves each step at once
+// and unwinds what that step acquired before the caller answers.
+template <class T>
+class [[nodiscard]] LoginStep {
+ public:
+  LoginStep(T&& value) : ok_(true), value_(move(value)) {}  // NOLINT: implicit by design
+  LoginStep(const Rejection& r) : ok_(false), rejection_(r) {}  // NOLINT: `return rej;`
+
+  bool ok() const { return ok_; }
+  const Rejection& rejection() const { return rejection_; }
+  // Only on a step known to be ok().
+  T& value() & { return value_; }
+  const T& value() const& { return value_; }
+  T&& value() && { return move(value_); }
+
+ private:
+  bool ok_;
+  T value_{};
+  Rejection rejection_{0, nullptr};
+};
+
+// A step that yields nothing but may refuse.
+template <>
+class [[nodiscard]] LoginStep<void> {
+ public:
+  LoginStep() : ok_(true) {}
+  LoginStep(const Rejection& r) : ok_(false), rejection_(r) {}  // NOLINT: `return rej;`
+  static LoginStep go_on() { return LoginStep(); }
+
+  bool ok() const { return ok_; }
+  const Rejection& rejection() const { return rejection_; }
+  void value() && {}
+
+ private:
+  bool ok_;
+  Rejection rejection_{0, nullptr};
+};
+
+// The request checks' outcome: the grant, or why not.
+class [[nodiscard]] LoginCheck : public LoginStep<LoginGrant> {
  public:
   static LoginCheck accept(const LoginGrant& g) { return LoginCheck(g); }
   static LoginCheck reject(u32 reason, const char* cause) {
     return LoginCheck(Rejection{reason, cause});
   }
-  bool ok() const { return ok_; }
-  const LoginGrant& grant() const { return grant_; }
-  const Rejection& rejection() const { return rejection_; }
+  const LoginGrant& grant() const { return value(); }
 
  private:
-  explicit LoginCheck(const LoginGrant& g) : ok_(true), grant_(g) {}
-  explicit LoginCheck(const Rejection& r) : ok_(false), rejection_(r) {}
-  bool ok_;
-  LoginGrant grant_{};
-  Rejection rejection_{};
+  explicit LoginCheck(LoginGrant g) : LoginStep<LoginGrant>(move(g)) {}
+  explicit LoginCheck(const Rejection& r) : LoginStep<LoginGrant>(r) {}
 };
+
+namespace detail {
+inline void login_value(LoginStep<void>&&) {}
+template <class T> T login_value(LoginStep<T>&& s) { return move(s).value(); }
+}  // namespace detail
 
 // Opcode, IU length, descriptor formats, target port id; then the grant.
 LoginCheck check_login_request(const LoginRequest& req,
                                const LoginLimits& limits);
 
 }  // namespace srpt
+
+// Evaluates a LoginStep; on a refusal returns its Rejection from the
+// enclosing step (whose locals, whatever it acquired, unwind in reverse),
+// otherwise yields the value (void for LoginStep<void>).
+#define SRPT_LOGIN_TRY(expr)                                   \
+  ({                                                           \
+    auto&& srpt_login_step_ = (expr);                          \
+    if (!srpt_login_step_.ok()) return srpt_login_step_.rejection(); \
+    ::srpt::detail::login_value(::srpt::move(srpt_login_step_)); \
+  })

@@ -34,6 +34,7 @@
 #include <srpt/core/channel.h>
 #include <srpt/core/cm_id.h>
 #include <srpt/core/log_limit.h>
+#include <srpt/core/login.h>
 #include <srpt/core/device.h>
 #include <srpt/core/object_counts.h>
 #include <srpt/core/params.h>
@@ -118,9 +119,37 @@ class Target : Pinned {
       SRPT_EXCLUDES(lock_);
   // The k-th enabled TPG (from 0) of the port's target port named in `form`.
   Tpg* enabled_tpg(Port& port, PortNameForm form, usize k) SRPT_REQUIRES(lock_);
-  LoginVerdict reject(CmIdLease&& lease, const srpt_login_event& ev,
-                      const SessionNames& names, const srp::Tag& tag,
-                      const Rejection& r);
+
+  // The steps of login(), in order (login.h has the table). Only the three
+  // that end a login take the lease: the refusals give it back, answer()
+  // lets the registered channel adopt it. The steps between see it const.
+  LoginVerdict refuse_unparsed(CmIdLease&& lease, const srpt_login_event& ev);
+  LoginVerdict refuse_unknown_port(CmIdLease&& lease, const LoginAttempt& at);
+  LoginVerdict reject(CmIdLease&& lease, const LoginAttempt& at, const Rejection& r);
+  RefPtr<Port> login_port(const srpt_login_event& ev) SRPT_EXCLUDES(lock_);
+  // The rest run with the port's login lock held.
+  Result<LoginPortView> view_port(const LoginAttempt& at, Port& port)
+      SRPT_REQUIRES(port.login_lock()) SRPT_EXCLUDES(lock_);
+  LoginStep<CommittedLogin> prepare(const LoginAttempt& at, Port& port,
+                                    const LoginPortView& view,
+                                    const CmIdLease& lease)
+      SRPT_REQUIRES(port.login_lock()) SRPT_EXCLUDES(lock_);
+  LoginStep<void> check_port(const LoginPortView& view, const LoginGrant& grant);
+  LoginStep<void> admit(const LoginAttempt& at, Port& port)
+      SRPT_REQUIRES(port.login_lock()) SRPT_EXCLUDES(lock_);
+  LoginStep<PendingChannel> build_channel(const LoginAttempt& at, Port& port,
+                                          const LoginPortView& view,
+                                          const LoginGrant& grant,
+                                          const CmIdLease& lease)
+      SRPT_REQUIRES(port.login_lock()) SRPT_EXCLUDES(lock_);
+  LoginStep<void> attach_session(const LoginAttempt& at, Port& port,
+                                 PendingChannel& ch)
+      SRPT_REQUIRES(port.login_lock()) SRPT_EXCLUDES(lock_);
+  LoginStep<void> post_receives(PendingChannel& ch);
+  LoginStep<CommittedLogin> commit(PendingChannel& ch, const LoginGrant& grant)
+      SRPT_EXCLUDES(lock_);
+  LoginVerdict answer(CmIdLease&& lease, const LoginAttempt& at, CommittedLogin&& c)
+      SRPT_EXCLUDES(lock_);
 
   Mutex lock_;
   List<Device, &Device::target_node> devices_ SRPT_GUARDED_BY(lock_);

@@ -3,6 +3,7 @@
 // commands through the (fake) target core, responses out, credits, and every
 // way it closes, each through the one release work.
 #include <srpt/abi/fabric.h>
+#include <srpt/core/abi_handle.h>
 #include <srpt/core/channel.h>
 #include <srpt/core/target.h>
 
@@ -19,7 +20,7 @@ constexpr uint64_t kTagValue = 0xa7a6a5a4a3a2a1a0ull;  // SrpCmd's tag, as the t
 
 class ChannelTest : public LoginTest {
  protected:
-  static Channel& Chan(const Outcome& o) { return *static_cast<Channel*>(o.id->context); }
+  static Channel& Chan(const Outcome& o) { return srpt::from_abi(o.id->context); }
   static Channel::Snapshot Snap(const Outcome& o) { return Chan(o).snapshot(); }
 
   srpt_k_cmd* LastSubmitted() {

@@ -3,6 +3,7 @@
 // the attribute, channels that take their request IUs from it, and every
 // IU buffer given back to it whatever happens to the channel.
 #include <srpt/abi/fabric.h>
+#include <srpt/core/abi_handle.h>
 #include <srpt/core/channel.h>
 #include <srpt/core/target.h>
 
@@ -17,7 +18,7 @@ namespace srp = srpt::srp;
 
 class SrqTest : public LoginTest {
  protected:
-  static Channel& Chan(const Outcome& o) { return *static_cast<Channel*>(o.id->context); }
+  static Channel& Chan(const Outcome& o) { return srpt::from_abi(o.id->context); }
   static Channel::Snapshot Snap(const Outcome& o) { return Chan(o).snapshot(); }
 
   int SetUseSrq(const char* v) {

@@ -5,6 +5,7 @@
 // mapped to SRP response codes, refusals answered without it, and aborts
 // racing with completions ending each command exactly once.
 #include <srpt/abi/log.h>
+#include <srpt/core/abi_handle.h>
 #include <srpt/core/channel.h>
 #include <srpt/core/srp_tsk_mgmt.h>
 
@@ -106,7 +107,7 @@ TEST(SrpTskMgmtCodes, RefusalsAndTargetCoreAnswers) {
 class TskMgmtTest : public LoginTest {
  protected:
   static Channel::Snapshot Snap(const Outcome& o) {
-    return static_cast<Channel*>(o.id->context)->snapshot();
+    return srpt::from_abi(o.id->context).snapshot();
   }
   srpt_k_cmd* LastTmf() {
     const auto& s = fake::tmf_submissions();

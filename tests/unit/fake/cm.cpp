@@ -153,7 +153,7 @@ void reset_cm() {
 using fake::CmId;
 
 extern "C" void srpt_k_cm_set_context(srpt_cm_kind kind, srpt_k_cm* cm,
-                                      void* ctx) noexcept {
+                                      srpt_core_chan* ctx) noexcept {
   CmId* id = fake::usable(kind, cm, "srpt_k_cm_set_context");
   fake::trace("srpt_k_cm_set_context", cm);
   if (id) id->context = ctx;

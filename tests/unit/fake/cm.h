@@ -26,7 +26,7 @@
 struct srpt_k_cm {
   srpt_cm_kind kind;
   int serial;                 // 1, 2, ... in creation order
-  void* context = nullptr;    // srpt_k_cm_set_context
+  srpt_core_chan* context = nullptr;  // srpt_k_cm_set_context
   int logins = 0;             // cm_login() calls
   int login_ret = 0;          // what the last srpt_core_login() returned
   std::vector<std::vector<uint8_t>> rejects;  // private data of each reject

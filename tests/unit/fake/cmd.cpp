@@ -93,7 +93,7 @@ void answer_tmf(srpt_k_cmd* cmd, srpt_tmf_result r) {
   srpt_core_cmd_queue_tm_rsp(cmd->ctx);
 }
 
-void* cmd_ctx(const srpt_k_cmd* cmd) { return cmd->ctx; }
+srpt_core_cmd* cmd_ctx(const srpt_k_cmd* cmd) { return cmd->ctx; }
 
 void set_cmd_result(srpt_k_cmd* cmd, const srpt_cmd_result& r,
                     const std::vector<uint8_t>& sense, size_t sense_len) {
@@ -220,8 +220,8 @@ void reset_cmd() {
 
 using fake::PostedSend;
 
-extern "C" int srpt_k_cmd_create(srpt_k_qp* qp, uint32_t port_num, void* ctx,
-                                 srpt_k_cmd** out) noexcept {
+extern "C" int srpt_k_cmd_create(srpt_k_qp* qp, uint32_t port_num,
+                                 srpt_core_cmd* ctx, srpt_k_cmd** out) noexcept {
   fake::might_sleep("srpt_k_cmd_create");
   fake::trace("srpt_k_cmd_create", qp);
   if (qp == nullptr) {

@@ -44,7 +44,7 @@ struct srpt_k_cmd {
   };
   srpt_k_qp* qp;
   uint32_t port_num;
-  void* ctx;  // the core's command
+  srpt_core_cmd* ctx;  // the core's command
   int serial;
   Phase phase = Phase::Idle;
   bool active = false;  // from submit to release
@@ -101,7 +101,7 @@ const std::vector<TmfSubmission>& tmf_submissions();
 // The target core answers a task management request (queue_tm_rsp).
 void answer_tmf(srpt_k_cmd* cmd, srpt_tmf_result r);
 
-void* cmd_ctx(const srpt_k_cmd* cmd);
+srpt_core_cmd* cmd_ctx(const srpt_k_cmd* cmd);
 // What srpt_k_cmd_result() reports for `cmd` from now on. The target core
 // writes `sense` over the start of the context's sense buffer (what lies
 // beyond stays as it was) and reports `sense_len` bytes of it: by default

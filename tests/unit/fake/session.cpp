@@ -96,7 +96,8 @@ static bool known_tpg(const char* fn, srpt_k_tpg* tpg) {
 }  // namespace fake
 
 extern "C" int srpt_k_session_create(srpt_k_tpg* tpg, const char* initiator_name,
-                                     void* ctx, srpt_k_session** out) noexcept {
+                                     srpt_core_chan* ctx,
+                                     srpt_k_session** out) noexcept {
   fake::might_sleep("srpt_k_session_create");
   fake::trace("srpt_k_session_create", tpg);
   fake::SessionState& s = fake::state();

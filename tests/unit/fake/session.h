@@ -37,7 +37,7 @@ struct srpt_k_tpg {
 struct srpt_k_session {
   srpt_k_tpg* tpg;
   std::string initiator;
-  void* ctx;      // the channel
+  srpt_core_chan* ctx;  // the channel
   int serial;
   bool stopped = false;  // drained: new commands are answered BUSY
   int active_cmds = 0;   // submitted and not released
