@@ -201,9 +201,9 @@ void srpt_core_cmd_fetch_done(void* ctx, int ok) noexcept {
   c.channel().on_fetch_done(c, ok != 0);
 }
 
-void srpt_core_cmd_rdma_done(void* ctx, int ok) noexcept {
+void srpt_core_cmd_rdma_done(void* ctx, int wc_status) noexcept {
   srpt::Command& c = command_of(ctx);
-  c.channel().on_rdma_done(c, ok != 0);
+  c.channel().on_rdma_done(c, wc_status);
 }
 
 }  // extern "C"

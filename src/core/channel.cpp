@@ -431,14 +431,6 @@ srp::Tag tag_of(const u8* iu, u32 len) {
   return t;
 }
 
-// The target core's tag: the initiator's 8 opaque bytes, read as a number
-// only for its logs and task-management lookups.
-u64 tag_value(const srp::Tag& t) {
-  u64 v = 0;
-  for (int i = 7; i >= 0; i--) v = (v << 8) | t.bytes[i];
-  return v;
-}
-
 }  // namespace
 
 Command* Channel::take_slot() {
@@ -989,12 +981,19 @@ int Channel::post_read(Command& c, bool deferred) {
   return 0;
 }
 
-void Channel::on_rdma_done(Command& c, bool ok) {
+void Channel::on_rdma_done(Command& c, int wc_status) {
   sq_return(c);
-  if (ok)
+  if (wc_status == SRPT_WC_SUCCESS) {
     srpt_k_cmd_execute(c.kcmd);
-  else
-    srpt_k_cmd_fail(c.kcmd);
+    return;
+  }
+  // A flush is no failure of its own: the QP went to the error state
+  // because the channel closes, and the close logs why.
+  if (wc_status != SRPT_WC_WR_FLUSH_ERR && log_admit())
+    srpt_log(SRPT_LOG_WARNING, "channel %s: RDMA read failed: %s (%d), tag 0x%llx\n",
+             sess_name_.c_str(), srpt_k_wc_status_name(wc_status), wc_status,
+             static_cast<unsigned long long>(tag_value(c.parsed.tag)));
+  srpt_k_cmd_fail(c.kcmd);
 }
 
 int Channel::on_queue_data_in(Command& c) {

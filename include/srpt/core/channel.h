@@ -126,7 +126,8 @@ class Channel : public RefCounted<Channel> {
   void on_recv(u32 index, u32 len, bool ok);
   void on_send(u32 index, bool ok);
   int on_write_pending(Command& c);
-  void on_rdma_done(Command& c, bool ok);
+  // wc_status: the ib_wc_status of the reads' completion (SRPT_WC_SUCCESS).
+  void on_rdma_done(Command& c, int wc_status);
   void on_fetch_done(Command& c, bool ok);
   int on_queue_data_in(Command& c);
   int on_queue_status(Command& c);

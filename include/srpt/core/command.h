@@ -79,4 +79,12 @@ class Command : Pinned {
   const u32 index_;
 };
 
+// The target core's tag: the initiator's 8 opaque bytes, read as a number
+// only for its logs and task-management lookups.
+inline u64 tag_value(const srp::Tag& t) {
+  u64 v = 0;
+  for (int i = 7; i >= 0; i--) v = (v << 8) | t.bytes[i];
+  return v;
+}
+
 }  // namespace srpt
