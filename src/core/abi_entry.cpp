@@ -214,9 +214,9 @@ void srpt_core_cmd_fetch_done(srpt_core_cmd* cmd, int ok) noexcept {
   c.channel().on_fetch_done(c, ok != 0);
 }
 
-void srpt_core_cmd_rdma_done(srpt_core_cmd* cmd, int ok) noexcept {
+void srpt_core_cmd_rdma_done(srpt_core_cmd* cmd, int wc_status) noexcept {
   srpt::Command& c = srpt::from_abi(cmd);
-  c.channel().on_rdma_done(c, ok != 0);
+  c.channel().on_rdma_done(c, wc_status);
 }
 
 }  // extern "C"

@@ -7,6 +7,7 @@
 #include <linux/errno.h>
 #include <rdma/ib_verbs.h>
 
+#include <srpt/abi/cmd.h>
 #include <srpt/abi/device.h>
 #include <srpt/abi/types.h>
 
@@ -27,6 +28,10 @@ static_assert(SRPT_ECONNREFUSED == ECONNREFUSED);
 static_assert(SRPT_ETIMEDOUT == ETIMEDOUT);
 /* target_setup_session() refuses an initiator without an ACL with it. */
 static_assert(SRPT_EACCES == EACCES);
+
+/* srpt_core_cmd_rdma_done() passes ib_wc_status as a number. */
+static_assert(SRPT_WC_SUCCESS == IB_WC_SUCCESS);
+static_assert(SRPT_WC_WR_FLUSH_ERR == IB_WC_WR_FLUSH_ERR);
 
 static_assert(sizeof(((struct srpt_port_desc *)0)->gid0) ==
 	      sizeof(union ib_gid));

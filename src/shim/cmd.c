@@ -282,7 +282,12 @@ static void srpt_k_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	 * the core lets the backend see it.
 	 */
 	srpt_k_rw_destroy_all(cmd);
-	srpt_core_cmd_rdma_done(cmd->ctx, wc->status == IB_WC_SUCCESS);
+	srpt_core_cmd_rdma_done(cmd->ctx, wc->status);
+}
+
+const char *srpt_k_wc_status_name(int wc_status)
+{
+	return ib_wc_status_msg(wc_status);
 }
 
 /*

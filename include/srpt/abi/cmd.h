@@ -187,8 +187,19 @@ void srpt_core_cmd_aborted(struct srpt_core_cmd *cmd) SRPT_NOEXCEPT;
 void srpt_core_cmd_release(struct srpt_core_cmd *cmd) SRPT_NOEXCEPT;
 /* The RDMA read of srpt_k_cmd_fetch() completed (ok) or failed/flushed. */
 void srpt_core_cmd_fetch_done(struct srpt_core_cmd *cmd, int ok) SRPT_NOEXCEPT;
-/* The data-out RDMA reads of srpt_k_cmd_rdma_read() completed. */
-void srpt_core_cmd_rdma_done(struct srpt_core_cmd *cmd, int ok) SRPT_NOEXCEPT;
+/*
+ * The data-out RDMA reads of srpt_k_cmd_rdma_read() completed. wc_status:
+ * the kernel's enum ib_wc_status of the last read's completion, as a plain
+ * number (the send queue completes in order, so every read before it is
+ * done too); SRPT_WC_SUCCESS when all were read.
+ */
+void srpt_core_cmd_rdma_done(struct srpt_core_cmd *cmd, int wc_status) SRPT_NOEXCEPT;
+
+/* The ib_wc_status values the core tells apart (checked in abi_check.c). */
+#define SRPT_WC_SUCCESS 0
+#define SRPT_WC_WR_FLUSH_ERR 5	/* the QP is in the error state */
+/* The kernel's name of a work completion status (ib_wc_status_msg()). */
+const char *srpt_k_wc_status_name(int wc_status) SRPT_NOEXCEPT;
 
 SRPT_EXTERN_C_END
 

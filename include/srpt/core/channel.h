@@ -2,12 +2,9 @@
 // Channel: one SRP RDMA channel (an RC connection), from the login that
 // made it to its release.
 //
-// States only move forward:
-//   Connecting  accepted (REP sent / rdma_accept), waiting for RTU/ESTABLISHED;
-//               request IUs that arrive meanwhile are deferred
-//   Live        requests are served
-//   Closing     close() was called for some reason; the release work runs
-//   Released    every resource is gone; waiters are woken
+// States only move forward (ChannelState, channel_state.h): Connecting until
+// the RTU, Live, Closing once close() was called, Released when the release
+// work is done.
 //
 // Ownership and lifetime:
 // - The channel owns its cm_id from adoption (see cm_id.h) and destroys it
@@ -28,25 +25,45 @@
 //   close() queues nothing (see arm()): the release work must not tear the
 //   channel down under the login.
 //
-// Locking: lock_ (a spinlock, class SRPT_LOCK_CHANNEL) guards the state, the
-// free slot list, deferred/waiting IUs and the credit counters. Nothing that
-// sleeps or calls out of the module runs under it. gate_ (dispatch_gate.h)
-// has its own spinlock, never taken under lock_ nor the other way round:
-// every dispatch runs inside it, and the release work closes it and waits
-// before the session and the QP go.
+// Locking: lock_ (a spinlock, class SRPT_LOCK_CHANNEL) is the channel's one
+// lock. It guards the small types the channel is made of, each declared
+// SRPT_GUARDED_BY(lock_) below, so clang's thread-safety analysis rejects
+// any use of them without it:
+//   state_   ChannelState   its state chart, close reason, armed (channel_state.h)
+//   ius_     RequestFifo    request IUs not yet dispatched, and the credits
+//                           (request_fifo.h)
+//   slots_   SlotPool       the command slots (slot_pool.h)
+//   sq_      SendBudget     send-queue room and who waits for it (send_budget.h)
+//   ext_tables_, aborted_   two counters for log lines
+// Nothing that sleeps or calls out of the module runs under it. gate_
+// (dispatch_gate.h) has its own spinlock, never taken under lock_ nor the
+// other way round: every dispatch runs inside it, and the release work
+// closes it and waits before the session and the QP go.
+//
+// The methods are defined by concern, each file stating what it relies on:
+//   channel.cpp       create, accept, arm, close, release, CM events
+//   channel_recv.cpp  receive completions, the FIFO, dispatch, reposting
+//   channel_cmd.cpp   SRP_CMD and SRP_TSK_MGMT: parse, submit, refuse, answer,
+//                     send completions and the end of a command
+//   channel_rdma.cpp  send-queue room, descriptor table reads, data-out
+//                     reads and data-in writes
 #pragma once
 
 #include <srpt/abi/cm.h>
 #include <srpt/abi/cmd.h>
 #include <srpt/abi/queue.h>
 #include <srpt/abi/session.h>
+#include <srpt/core/channel_state.h>
 #include <srpt/core/cm_id.h>
 #include <srpt/core/command.h>
 #include <srpt/core/dispatch_gate.h>
 #include <srpt/core/initiator_name.h>
 #include <srpt/core/login_policy.h>
 #include <srpt/core/port.h>
+#include <srpt/core/request_fifo.h>
+#include <srpt/core/send_budget.h>
 #include <srpt/core/send_queue.h>
+#include <srpt/core/slot_pool.h>
 #include <srpt/core/srp_wire.h>
 #include <srpt/core/srq.h>
 #include <srpt/rt/list.h>
@@ -58,25 +75,9 @@ namespace srpt {
 class Target;
 class Tpg;
 
-enum class CloseReason : u8 {
-  LoginFailed,     // accept failed after the channel took the cm_id
-  PeerDisconnect,  // DREQ / RDMA/CM DISCONNECTED
-  CmError,         // REJ after REP, RTU timeout, unreachable
-  Logout,          // SRP_I_LOGOUT
-  Terminated,      // a SINGLE login of the same I_T nexus replaced it
-  TpgDisabled,
-  SessionClosed,   // the target core closed the session (ACL removed)
-  DeviceRemoved,
-  Shutdown,        // module unload
-  QueueError,      // a work request failed on a live channel
-  CreditsExceeded, // more request IUs than credits (only possible on an SRQ)
-  SrqSwitched,     // use_srq of its port was changed
-};
-const char* close_reason_name(CloseReason r);
-
 class Channel : public RefCounted<Channel> {
  public:
-  enum class State : u8 { Connecting, Live, Closing, Released };
+  using State = ChannelState::State;
 
   struct Config {
     Target* target;
@@ -126,7 +127,8 @@ class Channel : public RefCounted<Channel> {
   void on_recv(u32 index, u32 len, bool ok);
   void on_send(u32 index, bool ok);
   int on_write_pending(Command& c);
-  void on_rdma_done(Command& c, bool ok);
+  // wc_status: the ib_wc_status of the reads' completion (SRPT_WC_SUCCESS).
+  void on_rdma_done(Command& c, int wc_status);
   void on_fetch_done(Command& c, bool ok);
   int on_queue_data_in(Command& c);
   int on_queue_status(Command& c);
@@ -170,19 +172,48 @@ class Channel : public RefCounted<Channel> {
   // budget in the Target's LogLimiter, under the key of its login's lines.
   bool log_admit();
   friend class RefPtr<Channel>;
-  Channel(const Config& cfg, SpinLock lock, DispatchGate gate);
+  Channel(const Config& cfg, SpinLock lock, DispatchGate gate, RequestFifo ius);
 
+  // channel.cpp: the lifetime.
   static void release_work_fn(void* arg);
   void release();
   void destroy_cm();
   void destroy_resources();
+  // SRQ: the IUs still pending go back to the SRQ (release, abort).
+  void return_pending_to_srq();
+  // Drops the SRQ reference (after the QP is gone and every buffer is back).
+  void drop_srq();
 
+  // channel_recv.cpp: request IUs in.
+  void process_waiting();
   // Acts on one request IU taken off the FIFO; only inside gate_.
   void dispatch(u32 index, u32 len, Command* slot);
-  void submit_fetched(Command& c);
+  // The request IU buffer `index` is receivable again: posted on the
+  // channel's own receive queue, or given back to the SRQ.
+  void repost(u32 index);
+  // A buffer counted as held (RequestFifo) is receivable again (repost).
+  void give_back(u32 index);
+  u8* recv_buf(u32 index) {
+    return srq_ != nullptr ? srq_->buf(index) : srpt_k_ring_buf(recv_ring_, index);
+  }
+  // Receive indexes: the SRQ's buffers, or the own ring's.
+  u32 recv_index_range() const;
+
+  // channel_cmd.cpp: commands and task management.
   void handle_cmd(Command& c, u32 index, u32 len);
+  void submit_fetched(Command& c);
   void refuse(Command& c, const srp::Tag& tag, CmdRefusal why);
-  // Send-queue room (see sq_avail_). sq_reserve: true when `need` work
+  void submit(Command& c);
+  void handle_tsk_mgmt(Command& c, u32 index, u32 len);
+  void answer_tsk_mgmt(Command& c, u8 rsp_code);
+  // Builds and posts the response (with `rdma_wrs` data-in writes chained
+  // in front), or queues it until the send queue has room.
+  void send_response(Command& c, RspFields f, u32 rdma_wrs = 0);
+  void post_rsp(Command& c);
+  void finish(Command& c);
+
+  // channel_rdma.cpp: the send queue and RDMA.
+  // Send-queue room (SendBudget). sq_reserve: true when `need` work
   // requests are the command's now; false when it was queued to post
   // `what` later, from sq_resume(), in arrival order.
   bool sq_reserve(Command& c, u32 need, Command::SqPost what);
@@ -191,31 +222,7 @@ class Channel : public RefCounted<Channel> {
   void sq_resume();
   void post_fetch(Command& c);
   int post_read(Command& c, bool deferred);
-  void post_rsp(Command& c);
-  void submit(Command& c);
   srpt_rdma_seg* seg_store(const Command& c);
-  void handle_tsk_mgmt(Command& c, u32 index, u32 len);
-  void answer_tsk_mgmt(Command& c, u8 rsp_code);
-  void process_waiting();
-  // The request IU buffer `index` is receivable again: posted on the
-  // channel's own receive queue, or given back to the SRQ.
-  void repost(u32 index);
-  // A buffer counted in held_ is receivable again (repost).
-  void give_back(u32 index);
-  // SRQ: the IUs still pending go back to the SRQ (release, abort).
-  void return_pending_to_srq();
-  // Drops the SRQ reference (after the QP is gone and every buffer is back).
-  void drop_srq();
-  // Builds and posts the response (with `rdma_wrs` data-in writes chained
-  // in front), or queues it until the send queue has room.
-  void send_response(Command& c, RspFields f, u32 rdma_wrs = 0);
-  void finish(Command& c);
-  Command* take_slot() SRPT_REQUIRES(lock_);
-  u8* recv_buf(u32 index) {
-    return srq_ != nullptr ? srq_->buf(index) : srpt_k_ring_buf(recv_ring_, index);
-  }
-  // Receive indexes: the SRQ's buffers, or the own ring's.
-  u32 recv_index_range() const;
 
   Config cfg_;
   SpinLock lock_;
@@ -237,40 +244,14 @@ class Channel : public RefCounted<Channel> {
   ChannelIuLimits iu_limits_{};
   u64 login_ns_ = 0;
 
-  // Guarded by lock_.
-  State state_ SRPT_GUARDED_BY(lock_) = State::Connecting;
-  bool reply_disconnect_ SRPT_GUARDED_BY(lock_) = false;
-  bool armed_ SRPT_GUARDED_BY(lock_) = false;  // see arm()
-  CloseReason close_reason_ SRPT_GUARDED_BY(lock_) = CloseReason::Shutdown;
-  List<Command, &Command::free_node> free_ SRPT_GUARDED_BY(lock_);
-  u32 busy_ SRPT_GUARDED_BY(lock_) = 0;
-  // Request IUs not yet dispatched (deferred before Live, or waiting for a
-  // slot), FIFO, as (index, len). Each receive index is in it at most once.
-  // recv_depth (= credits) entries: an own receive queue cannot deliver
-  // more; an SRQ can, if the initiator ignores its credits, and the
-  // channel then closes (CreditsExceeded) rather than overflow it.
-  struct PendingIu {
-    u32 index;
-    u32 len;
-  };
-  PendingIu* pending_ SRPT_PT_GUARDED_BY(lock_) = nullptr;  // recv_depth entries
-  u32 pending_head_ SRPT_GUARDED_BY(lock_) = 0;
-  u32 pending_count_ SRPT_GUARDED_BY(lock_) = 0;
-  // Request IU buffers the channel holds while live: the pending ones and
-  // those of its commands. At most the credits granted (recv_depth).
-  u32 held_ SRPT_GUARDED_BY(lock_) = 0;
-  // Credits consumed by requests that got no response, returned with the
-  // next response.
-  u32 pending_delta_ SRPT_GUARDED_BY(lock_) = 0;
-  // Credits the initiator holds, as we account them (for the channel file).
-  u32 req_lim_ SRPT_GUARDED_BY(lock_) = 0;
-  // Send-queue work requests not held by any command; commands waiting for
-  // room, FIFO. A command only posts after reserving all its chain needs,
-  // so the send queue never overflows. Closing channels bypass the count:
-  // their QP is in the error state and flushes whatever is posted.
-  u32 sq_avail_ SRPT_GUARDED_BY(lock_) = 0;
+  // Immutable after create(): the send queue's depth.
   u32 sq_depth_ = 0;
-  List<Command, &Command::sq_node> sq_waiting_ SRPT_GUARDED_BY(lock_);
+
+  // Guarded by lock_ (see the header comment).
+  ChannelState state_ SRPT_GUARDED_BY(lock_);
+  RequestFifo ius_ SRPT_GUARDED_BY(lock_);
+  SlotPool<Command, &Command::free_node> slots_ SRPT_GUARDED_BY(lock_);
+  SendBudget sq_ SRPT_GUARDED_BY(lock_);
   // External descriptor tables fetched (logged at release).
   u32 ext_tables_ SRPT_GUARDED_BY(lock_) = 0;
   // Commands the target core aborted since the last task management answer

@@ -28,6 +28,7 @@
 #pragma once
 
 #include <srpt/abi/cmd.h>
+#include <srpt/core/send_budget.h>
 #include <srpt/core/srp_cmd.h>
 #include <srpt/core/srp_tsk_mgmt.h>
 #include <srpt/rt/list.h>
@@ -37,7 +38,8 @@ namespace srpt {
 
 class Channel;
 
-class Command : Pinned {
+// Its SqClaim base is its share of the channel's send queue (send_budget.h).
+class Command : public SqClaim, Pinned {
  public:
   enum class State : u8 {
     Free,        // on the free list
@@ -53,7 +55,7 @@ class Command : Pinned {
   u32 index() const { return index_; }
 
   // What a command waiting for send-queue room posts once it has it.
-  enum class SqPost : u8 { None, Fetch, Read, Rsp };
+  using SqPost = SqClaim::SqPost;
 
   srpt_k_cmd* kcmd = nullptr;
   State state = State::Free;
@@ -62,21 +64,20 @@ class Command : Pinned {
   bool is_tmf = false;
   ParsedCmd parsed{};
   ParsedTskMgmt tmf{};
-  ListNode free_node;
-  // Send-queue accounting (the channel's lock): the work requests of the
-  // one chain this command has posted (a table read, its data-out reads,
-  // or its response with the data-in writes in front), given back when
-  // that chain completes; while waiting for room, what it will post and how
-  // many it needs.
-  u32 sq_held = 0;
-  u32 sq_need = 0;
-  SqPost sq_post = SqPost::None;
-  u32 rsp_len = 0;   // the built response, for a deferred post
-  ListNode sq_node;  // on the channel's send-queue wait list
+  ListNode free_node;  // on the channel's SlotPool while free
+  u32 rsp_len = 0;     // the built response, for a deferred post
 
  private:
   Channel& ch_;
   const u32 index_;
 };
+
+// The target core's tag: the initiator's 8 opaque bytes, read as a number
+// only for its logs and task-management lookups.
+inline u64 tag_value(const srp::Tag& t) {
+  u64 v = 0;
+  for (int i = 7; i >= 0; i--) v = (v << 8) | t.bytes[i];
+  return v;
+}
 
 }  // namespace srpt

@@ -326,6 +326,38 @@ TEST_F(ChannelTest, AFailedDataOutReadEndsInCheckCondition) {
   EXPECT_EQ(1, cmd->releases);
 }
 
+// A failed data-out read names the channel, the work completion's status and
+// the command's tag in one line (issue 13, "RDMA failures say their wc status").
+TEST_F(ChannelTest, AFailedDataOutReadLogsItsStatusAndTag) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  srpt_k_cmd* cmd = SubmitDirect(o, SRPT_DIR_WRITE, 0x20000, 0x99, 512);
+  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
+  fake::reset_log();
+  fake::complete_rdma_read_status(cmd, fake::kWcRemAccessErr);
+  EXPECT_EQ(1, cmd->fails);
+  EXPECT_EQ(1u, fake::count_log_lines(SRPT_LOG_WARNING, "RDMA read failed"))
+      << fake::log_dump();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "remote access error (10)")) << fake::log_dump();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "tag 0xa7a6a5a4a3a2a1a0")) << fake::log_dump();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, std::string("channel ") + Chan(o).session_name() + ":"))
+      << fake::log_dump();
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, cmd->releases);
+}
+
+// A read flushed because the channel closes is not a failure of its own: the
+// close already said why; no line per flushed command.
+TEST_F(ChannelTest, AFlushedDataOutReadLogsNoFailure) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  srpt_k_cmd* cmd = SubmitDirect(o, SRPT_DIR_WRITE, 0x20000, 0x99, 512);
+  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
+  fake::complete_rdma_read_status(cmd, fake::kWcWrFlushErr);
+  EXPECT_EQ(1, cmd->fails);
+  EXPECT_EQ(0u, fake::count_log_lines(SRPT_LOG_WARNING, "RDMA read failed"))
+      << fake::log_dump();
+  fake::complete_send(Qp(o));
+}
+
 TEST_F(ChannelTest, ImmediateDataIsHandedOverAndExecutedAtOnce) {
   LoginReq r = GoodReq(SRPT_CM_RDMA);
   r.flags = srp::kImmedRequested;

@@ -109,11 +109,15 @@ void set_cmd_result(srpt_k_cmd* cmd, const srpt_cmd_result& r,
 }
 
 void complete_rdma_read(srpt_k_cmd* cmd, bool ok) {
+  complete_rdma_read_status(cmd, ok ? kWcSuccess : kWcRemAccessErr);
+}
+
+void complete_rdma_read_status(srpt_k_cmd* cmd, int wc_status) {
   if (!live_cmd(cmd, "complete_rdma_read")) return;
   srpt_k_qp* qp = cmd->qp;
   for (size_t i = 0; i < qp->sends.size(); i++) {
     if (qp->sends[i].cmd == cmd && qp->sends[i].kind == PostedSend::Kind::RdmaRead) {
-      complete_send(qp, i, ok);
+      complete_send_status(qp, i, wc_status);
       return;
     }
   }
@@ -177,11 +181,11 @@ size_t active_cmds() {
   return n;
 }
 
-void cmd_rdma_read_completed(srpt_k_cmd* cmd, bool ok) {
+void cmd_rdma_read_completed(srpt_k_cmd* cmd, int wc_status) {
   // The shim unmaps before it tells the core.
   fake::drop_contexts(cmd);
   cmd->phase = srpt_k_cmd::Phase::Submitted;
-  srpt_core_cmd_rdma_done(cmd->ctx, ok ? 1 : 0);
+  srpt_core_cmd_rdma_done(cmd->ctx, wc_status);
 }
 
 bool finish_one_cmd_of(srpt_k_session* sess) {
@@ -306,6 +310,16 @@ extern "C" void srpt_k_cmd_execute(srpt_k_cmd* cmd) noexcept {
     return;
   cmd->executes++;
   cmd->phase = srpt_k_cmd::Phase::Executing;
+}
+
+// The names ib_wc_status_msg() gives the statuses the fake produces.
+extern "C" const char* srpt_k_wc_status_name(int wc_status) noexcept {
+  switch (wc_status) {
+    case fake::kWcSuccess: return "success";
+    case fake::kWcWrFlushErr: return "WR flushed";
+    case fake::kWcRemAccessErr: return "remote access error";
+  }
+  return "unrecognized status";
 }
 
 extern "C" void srpt_k_cmd_fail(srpt_k_cmd* cmd) noexcept {

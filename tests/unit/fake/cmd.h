@@ -109,8 +109,10 @@ srpt_core_cmd* cmd_ctx(const srpt_k_cmd* cmd);
 // buffer, kSenseBufferSize (translate_sense_reason()).
 void set_cmd_result(srpt_k_cmd* cmd, const srpt_cmd_result& r,
                     const std::vector<uint8_t>& sense = {}, size_t sense_len = 0);
-// Completes the posted RDMA reads of `cmd`.
+// Completes the posted RDMA reads of `cmd` (!ok: with kWcRemAccessErr).
 void complete_rdma_read(srpt_k_cmd* cmd, bool ok = true);
+// Completes them with the ib_wc_status `wc_status` (queue.h: kWc*).
+void complete_rdma_read_status(srpt_k_cmd* cmd, int wc_status);
 // The target core aborts `cmd` (a TMF, a LUN reset) before any response:
 // aborted_task, then release_cmd, as the target core does on its own.
 void target_core_aborts(srpt_k_cmd* cmd);
@@ -126,8 +128,9 @@ void complete_fetch(srpt_k_cmd* cmd, const std::vector<uint8_t>& table,
 const PostedSend* posted_fetch(const srpt_k_cmd* cmd);
 // For the queue fake: the table read of `cmd` completed (or was flushed).
 void cmd_fetch_completed(srpt_k_cmd* cmd, bool ok);
-// For the queue fake: the RDMA reads of `cmd` completed (or were flushed).
-void cmd_rdma_read_completed(srpt_k_cmd* cmd, bool ok);
+// For the queue fake: the RDMA reads of `cmd` completed (or were flushed),
+// with the ib_wc_status of the last one.
+void cmd_rdma_read_completed(srpt_k_cmd* cmd, int wc_status);
 // For the session drain: the backend finishes one command of `sess` that is
 // still with the target core (queue_status). False when none is.
 bool finish_one_cmd_of(srpt_k_session* sess);

@@ -69,11 +69,13 @@ void as_completion(srpt_k_qp* qp, Fn fn) {
   qp->in_completion--;
 }
 
-void deliver_send(srpt_k_qp* qp, PostedSend s, bool ok) {
+// `wc_status`: the ib_wc_status the completion carries (kWcSuccess: ok).
+void deliver_send(srpt_k_qp* qp, PostedSend s, int wc_status) {
+  const bool ok = wc_status == kWcSuccess;
   if (s.ring != nullptr) s.ring->posted[s.index] = false;
   as_completion(qp, [&] {
     if (s.kind == PostedSend::Kind::RdmaRead)
-      cmd_rdma_read_completed(s.cmd, ok);
+      cmd_rdma_read_completed(s.cmd, wc_status);
     else if (s.kind == PostedSend::Kind::Fetch)
       cmd_fetch_completed(s.cmd, ok);
     else
@@ -140,6 +142,10 @@ uint32_t fail_recv(srpt_k_qp* qp) {
 }
 
 uint32_t complete_send(srpt_k_qp* qp, size_t n, bool ok) {
+  return complete_send_status(qp, n, ok ? kWcSuccess : kWcRemAccessErr);
+}
+
+uint32_t complete_send_status(srpt_k_qp* qp, size_t n, int wc_status) {
   if (!live_qp(qp, "complete_send")) return ~0u;
   if (n >= qp->sends.size()) {
     record_violation("complete_send(QP #%d, %zu): only %zu sends are posted",
@@ -149,7 +155,7 @@ uint32_t complete_send(srpt_k_qp* qp, size_t n, bool ok) {
   PostedSend s = qp->sends[n];
   qp->sends.erase(qp->sends.begin() + static_cast<long>(n));
   trace("complete_send", qp, s.index);
-  deliver_send(qp, s, ok);
+  deliver_send(qp, s, wc_status);
   return s.index;
 }
 
@@ -162,7 +168,7 @@ bool flush_one(srpt_k_qp* qp) {
     PostedSend s = qp->sends.front();
     qp->sends.pop_front();
     trace("flush_send", qp, s.index);
-    deliver_send(qp, s, false);
+    deliver_send(qp, s, kWcWrFlushErr);
   } else {
     PostedRecv r = qp->recvs.front();
     qp->recvs.pop_front();

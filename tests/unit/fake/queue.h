@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include <srpt/abi/cmd.h>
 #include <srpt/abi/queue.h>
 
 struct srpt_k_cmd;
@@ -108,8 +109,17 @@ srpt_k_qp* qp_of(const srpt_k_cm* cm);
 uint32_t deliver_recv(srpt_k_qp* qp, const std::vector<uint8_t>& iu);
 // An error completion for the oldest posted receive.
 uint32_t fail_recv(srpt_k_qp* qp);
+// Work completion statuses, as the kernel's enum ib_wc_status numbers them
+// (the ones the fake produces).
+constexpr int kWcSuccess = SRPT_WC_SUCCESS;
+constexpr int kWcWrFlushErr = SRPT_WC_WR_FLUSH_ERR;  // a QP in error flushes
+constexpr int kWcRemAccessErr = 10;  // IB_WC_REM_ACCESS_ERR: what !ok stands for
+
 // Completes posted send `n` (0: the oldest) of `qp`. Returns its ring index.
+// A failed one (!ok) completes with kWcRemAccessErr.
 uint32_t complete_send(srpt_k_qp* qp, size_t n = 0, bool ok = true);
+// The same, with the completion's ib_wc_status.
+uint32_t complete_send_status(srpt_k_qp* qp, size_t n, int wc_status);
 // Delivers one flush completion (oldest post first) of a QP in the error
 // state; false when there is nothing to flush.
 bool flush_one(srpt_k_qp* qp);
