@@ -346,7 +346,8 @@ void Channel::release() {
   if (cm_.held()) destroy_cm();
   destroy_resources();
   // SRQ: IUs that were never dispatched go back; commands gave theirs back
-  // when they finished (the session drain above waited for all of them).
+  // when they finished (the session drain above waited for all of them),
+  // and no receive completion of the QP runs after srpt_k_qp_destroy().
   // The reference goes before waiters wake, so that whoever waits for this
   // channel (use_srq switch, device removal) can destroy the SRQ after.
   return_pending_to_srq();
@@ -481,6 +482,12 @@ void Channel::on_recv(u32 index, u32 len, bool ok) {
     }
   }
   if (!queued) {
+    // SRQ: a completion naming this QP may come after the channel began
+    // to close (the device took the buffer before the QP's error state),
+    // until srpt_k_qp_destroy() returns, which delivers every completion
+    // of the QP first (queue.h). Until then the release work holds both
+    // the channel and its SRQ reference: the buffer goes back here
+    // (SrqLateRecvTest.*).
     if (srq_ != nullptr) repost(index);
     if (overrun) {
       if (log_admit())

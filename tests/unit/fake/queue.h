@@ -87,6 +87,9 @@ struct srpt_k_qp {
   bool error = false;   // srpt_k_qp_error / drained
   int in_completion = 0;
   std::deque<fake::PostedRecv> recvs;   // posted, oldest first
+  // SRQ buffers the device took for this QP (take_srq_recv) whose
+  // completion it has not delivered yet, with the IU's length.
+  std::deque<std::pair<fake::PostedRecv, uint32_t>> late_recvs;
   std::deque<fake::PostedSend> sends;   // posted, oldest first
   std::vector<fake::PostedSend> sent;   // every send ever posted, in order
 };
@@ -108,6 +111,16 @@ srpt_k_qp* qp_of(const srpt_k_cm* cm);
 uint32_t deliver_recv(srpt_k_qp* qp, const std::vector<uint8_t>& iu);
 // An error completion for the oldest posted receive.
 uint32_t fail_recv(srpt_k_qp* qp);
+// A QP on an SRQ: the device takes the oldest SRQ buffer for `qp` and writes
+// the IU into it, but its completion comes later (complete_late_recv), as
+// for an IU whose packets were still arriving when the QP went to the error
+// state. The QP must not be in the error state yet. Returns the index.
+uint32_t take_srq_recv(srpt_k_qp* qp, const std::vector<uint8_t>& iu);
+// Delivers the oldest such completion: `ok` the IU, else a flush error; in
+// any QP state. srpt_k_qp_destroy() delivers those still owed after the
+// send queue's drain (what the CQ's poll work may do while the destroy
+// runs) and before the QP goes. Returns the index; a violation when none.
+uint32_t complete_late_recv(srpt_k_qp* qp, bool ok = true);
 // Completes posted send `n` (0: the oldest) of `qp`. Returns its ring index.
 uint32_t complete_send(srpt_k_qp* qp, size_t n = 0, bool ok = true);
 // Delivers one flush completion (oldest post first) of a QP in the error
