@@ -324,7 +324,11 @@ void Channel::release() {
   if (cm_.held()) destroy_cm();
   destroy_resources();
   // SRQ: IUs that were never dispatched go back; commands gave theirs back
-  // when they finished (the session drain above waited for all of them).
+  // when they finished (the session drain above waited for all of them),
+  // and no receive completion of the QP runs after srpt_k_qp_destroy()
+  // (queue.h). Not yet proven on a device that never raises Last WQE
+  // Reached (rxe on 6.1): one it flushes during the destroy could come
+  // late; see README, "SRQ mode".
   // The reference goes before waiters wake, so that whoever waits for this
   // channel (use_srq switch, device removal) can destroy the SRQ after.
   return_pending_to_srq();

@@ -58,6 +58,12 @@ void Channel::on_recv(u32 index, u32 len, bool ok) {
     }
   }
   if (!queued) {
+    // SRQ: a completion naming this QP may come after the channel began
+    // to close (the device took the buffer before the QP's error state),
+    // until srpt_k_qp_destroy() returns, which delivers every completion
+    // of the QP first (queue.h). Until then the release work holds both
+    // the channel and its SRQ reference: the buffer goes back here
+    // (SrqLateRecvTest.*).
     if (srq_ != nullptr) repost(index);
     if (overrun) {
       if (log_admit())

@@ -7,7 +7,8 @@ namespace srpt {
 
 Result<Own<Device>> Device::create(srpt_k_device* kdev,
                                    const srpt_device_desc& desc) {
-  Own<Device> dev = SRPT_TRY(make_own<Device>(alloc_sleep));
+  Mutex srq_lock = SRPT_TRY(Mutex::create(SRPT_LOCK_SRQ));
+  Own<Device> dev = SRPT_TRY(make_own<Device>(alloc_sleep, move(srq_lock)));
   StringView name = StringView::from_cstr(desc.name);
   if (!dev->name_.assign(name)) return Error::NameTooLong;
   dev->kdev_ = kdev;

@@ -327,8 +327,11 @@ Device* Target::device_of(const Port& port) {
 // device's other ports go on: they read dev->srq only while their own port
 // uses it, and then it is neither made nor dropped here (device.h). Each
 // decision about dev->srq is made and applied under lock_, so switches on
-// two ports of one device cannot both make one, nor drop one the other
-// still uses (LoginLockTest.LoginOnTheOtherPortWhileAUseSrqSwitch...).
+// two ports of one device cannot drop one the other still uses
+// (LoginLockTest.LoginOnTheOtherPortWhileAUseSrqSwitch...,
+// SrqSwitchTest.BothPortsSwitchOffAtOnce); making one is also under the
+// device's srq_lock(), so that they make one between them
+// (SrqSwitchTest.BothPortsSwitchOnAtOnce).
 Status Target::set_use_srq(Tpg& tpg, bool on) {
   Port& port = tpg.tport().port();
   MutexGuard login(port.login_lock());
@@ -344,35 +347,36 @@ Status Target::set_use_srq(Tpg& tpg, bool on) {
     }
   }
   // use_srq=1 needs the device's SRQ: made here, outside lock_, when the
-  // device has none. Another port's switch may make one or drop the last
-  // meanwhile; under lock_ the one found serves, or the one made here is
-  // installed, so the port never has use_srq set without an SRQ.
-  RefPtr<SharedRecvQueue> made_srq;
-  for (;;) {
+  // device has none, and installed before the port's use_srq is set, so
+  // the port never has use_srq set without an SRQ. The device's srq_lock()
+  // keeps another port's switch from making a second one meanwhile; a
+  // switch that drops the last use only takes one that exists (and no
+  // port of the device has use_srq set then), never the one being made.
+  {
+    MutexGuard making(dev->srq_lock());
+    bool make;
     {
       MutexGuard guard(lock_);
-      if (on && !dev->srq && made_srq) {
-        dev->srq = move(made_srq);
-        srpt_log(SRPT_LOG_INFO, "%s: shared receive queue of %u buffers of %u bytes\n",
-                 dev->name(), dev->srq->count(), dev->srq->buf_size());
-      }
-      if (!on || dev->srq) {
-        port.attributes().use_srq = on;
-        break;
-      }
+      make = on && !dev->srq;
+      if (!make) port.attributes().use_srq = on;
     }
-    Result<RefPtr<SharedRecvQueue>> made = SharedRecvQueue::create(
-        dev->kdev(), params_.srq_size, params_.max_req_size, kSrqImmDataOffset);
-    if (!made.ok()) {
-      srpt_log(SRPT_LOG_ERR,
-               "use_srq=1 on %s: creating the shared receive queue of %s "
-               "failed (%d); the port goes on without SRQ\n",
-               tpg.tport().name().c_str(), dev->name(), made.error().to_kernel());
-      return made.error();
+    if (make) {
+      Result<RefPtr<SharedRecvQueue>> made = SharedRecvQueue::create(
+          dev->kdev(), params_.srq_size, params_.max_req_size, kSrqImmDataOffset);
+      if (!made.ok()) {
+        srpt_log(SRPT_LOG_ERR,
+                 "use_srq=1 on %s: creating the shared receive queue of %s "
+                 "failed (%d); the port goes on without SRQ\n",
+                 tpg.tport().name().c_str(), dev->name(), made.error().to_kernel());
+        return made.error();
+      }
+      MutexGuard guard(lock_);
+      dev->srq = move(made).value();
+      srpt_log(SRPT_LOG_INFO, "%s: shared receive queue of %u buffers of %u bytes\n",
+               dev->name(), dev->srq->count(), dev->srq->buf_size());
+      port.attributes().use_srq = on;
     }
-    made_srq = move(made).value();
   }
-  made_srq.reset();  // made, but another switch's came first
   close_channels_and_wait([&port](Channel& ch) { return &ch.port() == &port; },
                           CloseReason::SrqSwitched);
   // Every channel that used the SRQ dropped its reference in its release

@@ -24,6 +24,7 @@ static const char *const srpt_lock_names[SRPT_LOCK_CLASS_COUNT] = {
 	[SRPT_LOCK_TEST] = "srpt_test_lock",
 	[SRPT_LOCK_CHANNEL] = "srpt_channel_lock",
 	[SRPT_LOCK_LOGIN] = "srpt_login_lock",
+	[SRPT_LOCK_SRQ] = "srpt_srq_lock",
 };
 
 struct srpt_mutex *srpt_mutex_create(enum srpt_lock_class cls)

@@ -6,9 +6,10 @@
  *
  * Each lock belongs to a lock class named here. Lockdep checks ordering per
  * class, so locks that nest must be of different classes. The lock order of
- * the whole module is LOGIN, then the others in the order listed (TARGET,
- * PORT, TEST, CHANNEL): a lock may only be taken while holding locks of
- * classes before it. (LOGIN was added last; its value keeps the others'.)
+ * the whole module is LOGIN, SRQ, then the others in the order listed
+ * (TARGET, PORT, TEST, CHANNEL): a lock may only be taken while holding
+ * locks of classes before it. (LOGIN and SRQ were added last; their values
+ * keep the others'.)
  */
 #ifndef SRPT_ABI_LOCK_H
 #define SRPT_ABI_LOCK_H
@@ -26,6 +27,8 @@ enum srpt_lock_class {
 				 * TPG disable and drop, its use_srq switch and
 				 * device removal; first in the lock order, and
 				 * never two of them held at once */
+	SRPT_LOCK_SRQ = 5,	/* one per RDMA device: its SRQ is made by one
+				 * use_srq switch at a time; after LOGIN */
 	SRPT_LOCK_CLASS_COUNT
 };
 

@@ -12,6 +12,7 @@
 #include <srpt/core/port.h>
 #include <srpt/core/srq.h>
 #include <srpt/rt/list.h>
+#include <srpt/rt/lock.h>
 #include <srpt/rt/own.h>
 #include <srpt/rt/string.h>
 
@@ -41,6 +42,13 @@ class Device : Pinned {
   // no port of the device has use_srq set any more; so it is stable for
   // every login that uses it. Device removal drops it with the device.
   RefPtr<SharedRecvQueue> srq;
+  // Held by a use_srq switch from finding the device without an SRQ to
+  // installing the one it made: switches on two ports of the device at
+  // once make one SRQ, the second finds the first's
+  // (SrqSwitchTest.BothPortsSwitchOnAtOnce). Taken with one port's login
+  // lock held, before the Target's lock (target.h); only for making:
+  // dropping decides under the Target's lock alone.
+  Mutex& srq_lock() { return srq_lock_; }
 
   // Target lock held: detaches every port from the hardware.
   void detach_ports();
@@ -49,10 +57,11 @@ class Device : Pinned {
   ListNode target_node;
 
  private:
-  Device() = default;
+  explicit Device(Mutex srq_lock) : srq_lock_(move(srq_lock)) {}
   template <class T, class Ctx, class... Args>
   friend Result<Own<T>> make_own(Ctx, Args&&...);
 
+  Mutex srq_lock_;
   srpt_k_device* kdev_ = nullptr;
   FixedString<64> name_;
   u64 node_guid_ = 0;

@@ -18,6 +18,9 @@
 //                operations take the ports' locks one after the other.
 //                Never held while destroying a listener: that waits for
 //                running REQ callbacks, which wait for these locks.
+//   Device::srq_lock() (mutex, one per RDMA device) held by a use_srq
+//                switch while it makes the device's SRQ, so that switches
+//                on two ports of the device make one (device.h).
 //   lock_        (mutex) the registry: device list, port attachment and
 //                target ports, TPG lists and enabled flags, channel list,
 //                devices' SRQ pointers, listener state. Never held while

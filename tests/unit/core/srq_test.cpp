@@ -157,6 +157,83 @@ TEST_F(SrqTest, ALogoutGivesItsBufferBack) {
   EXPECT_EQ(kSrqSize, SrqPosted()) << "the logout's IU went back to the SRQ";
 }
 
+// A receive completion of the SRQ naming a closing channel's QP, delivered
+// late: the device took the buffer for the QP before it went to the error
+// state and completes it while the release work runs (review of issue 13:
+// on 6.1 rxe raises no Last WQE Reached, so the teardown drains only the
+// send queue). Wherever it lands before srpt_k_qp_destroy() returns, the
+// channel is alive (the release work holds its reference) and still holds
+// the SRQ: the buffer goes back, and nothing is dispatched. The SRQ's
+// postings are counted: exactly one repost for the one buffer taken.
+class SrqLateRecvTest : public SrqTest {
+ protected:
+  size_t SrqReposts() { return fake::count_calls("srpt_k_srq_post_recv", Srq()); }
+  void ExpectNoViolation() {
+    std::string all;
+    for (const std::string& v : fake::take_violations()) all += "  " + v + "\n";
+    EXPECT_TRUE(all.empty()) << "the fake saw:\n" << all;
+  }
+};
+
+TEST_F(SrqLateRecvTest, WhileTheReleaseWorkDrainsTheSession) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  srpt_k_qp* const qp = Qp(o);
+  fake::take_srq_recv(qp, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_EQ(kSrqSize - 1, SrqPosted());
+  fake::on_next_call("srpt_k_session_drain", [qp] { fake::complete_late_recv(qp, true); });
+  fake::cm_event(o.id, SRPT_CM_EV_DISCONNECT);
+  RunWorks();
+  ExpectNoViolation();
+  ExpectReleasedByChannel(o);
+  EXPECT_NE(0u, fake::find_call("late_recv")) << fake::trace_dump();
+  EXPECT_TRUE(fake::submissions().empty()) << "a closing channel dispatches nothing";
+  EXPECT_EQ(kSrqSize, SrqPosted()) << fake::trace_dump();
+  EXPECT_EQ(1u, SrqReposts());
+}
+
+TEST_F(SrqLateRecvTest, AfterTheSendQueuesDrainRequest) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  // A response in flight: the drain flushes it before the late receive.
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  ASSERT_EQ(1u, fake::submissions().size());
+  Answer(fake::submissions()[0].cmd);
+  ASSERT_EQ(1u, Posted(o).size());
+  fake::take_srq_recv(Qp(o), EncodeSrpCmd(SrpCmd{}));
+  fake::take_srq_recv(Qp(o), SimpleIu(srp::kILogout, 7));
+  EXPECT_EQ(kSrqSize - 2, SrqPosted());
+  const size_t reposts = SrqReposts();
+  fake::cm_event(o.id, SRPT_CM_EV_DISCONNECT);
+  RunWorks();
+  ExpectNoViolation();
+  ExpectReleasedByChannel(o);
+  const uint64_t flushed = fake::find_call("flush_send");
+  const uint64_t late = fake::find_call("late_recv");
+  ASSERT_NE(0u, late) << fake::trace_dump();
+  EXPECT_LT(flushed, late) << fake::trace_dump();
+  EXPECT_LT(late, fake::find_last_call("srpt_k_ring_destroy")) << fake::trace_dump();
+  EXPECT_EQ(1u, fake::submissions().size()) << "nothing more was dispatched";
+  EXPECT_EQ(kSrqSize, SrqPosted()) << fake::trace_dump();
+  EXPECT_EQ(reposts + 2, SrqReposts());
+}
+
+TEST_F(SrqLateRecvTest, FlushedWhenTheLastChannelGoesAtASwitchOff) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  srpt_k_qp* const qp = Qp(o);
+  fake::take_srq_recv(qp, EncodeSrpCmd(SrpCmd{}));
+  fake::on_next_call("srpt_k_qp_destroy", [qp] { fake::complete_late_recv(qp, false); });
+  srpt_k_srq* const srq = Srq();
+  ASSERT_EQ(0, SetUseSrq("0"));
+  // srpt_k_srq_destroy() reports a buffer never given back (a violation).
+  ExpectNoViolation();
+  ExpectReleasedByChannel(o);
+  EXPECT_NE(0u, fake::find_call("late_recv_flushed"));
+  EXPECT_EQ(1u, fake::count_calls("srpt_k_srq_post_recv", srq));
+  EXPECT_EQ(0u, fake::live_srqs());
+}
+
 // srpt_srq_size at its minimum: more logout cycles than the SRQ has buffers.
 class SmallSrqTest : public SrqTest {
  protected:

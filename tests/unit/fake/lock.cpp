@@ -49,8 +49,12 @@ bool check_live(const FakeLock* l, bool spin, const char* op) {
   return false;
 }
 
-// The documented lock order: the class list, with LOGIN before TARGET.
-int rank(srpt_lock_class cls) { return cls == SRPT_LOCK_LOGIN ? -1 : cls; }
+// The documented lock order: LOGIN, SRQ, then the class list from TARGET.
+int rank(srpt_lock_class cls) {
+  if (cls == SRPT_LOCK_LOGIN) return -2;
+  if (cls == SRPT_LOCK_SRQ) return -1;
+  return cls;
+}
 
 bool holds_spinlock(int thread) {
   for (const FakeLock* h : state().held)

@@ -141,6 +141,38 @@ uint32_t fail_recv(srpt_k_qp* qp) {
   return r.index;
 }
 
+uint32_t take_srq_recv(srpt_k_qp* qp, const std::vector<uint8_t>& iu) {
+  if (!live_qp(qp, "take_srq_recv")) return ~0u;
+  if (qp->params.srq == nullptr || qp->params.srq->recvs.empty() || qp->error) {
+    record_violation("take_srq_recv(QP #%d): needs a QP on an SRQ with a buffer "
+                     "posted, not in the error state", qp->serial);
+    return ~0u;
+  }
+  PostedRecv r = qp->params.srq->recvs.front();
+  qp->params.srq->recvs.pop_front();
+  std::vector<uint8_t>& buf = r.ring->bufs[r.index];
+  const uint32_t len = static_cast<uint32_t>(std::min<size_t>(iu.size(), buf.size()));
+  std::fill(buf.begin(), buf.end(), 0xa5);
+  if (len) memcpy(buf.data(), iu.data(), len);
+  trace("take_srq_recv", qp, r.index);
+  qp->late_recvs.emplace_back(r, len);
+  return r.index;
+}
+
+uint32_t complete_late_recv(srpt_k_qp* qp, bool ok) {
+  if (!live_qp(qp, "complete_late_recv")) return ~0u;
+  if (qp->late_recvs.empty()) {
+    record_violation("complete_late_recv(QP #%d): the device holds no buffer for it",
+                     qp->serial);
+    return ~0u;
+  }
+  const auto [r, len] = qp->late_recvs.front();
+  qp->late_recvs.pop_front();
+  trace(ok ? "late_recv" : "late_recv_flushed", qp, r.index);
+  deliver_recv_done(qp, r, len, ok);
+  return r.index;
+}
+
 uint32_t complete_send(srpt_k_qp* qp, size_t n, bool ok) {
   return complete_send_status(qp, n, ok ? kWcSuccess : kWcRemAccessErr);
 }
@@ -335,9 +367,13 @@ extern "C" void srpt_k_qp_destroy(srpt_k_qp* qp) noexcept {
   if (id != nullptr && id->destroyed() && id->kind == SRPT_CM_RDMA)
     fake::record_violation("srpt_k_qp_destroy(QP #%d) after its cm_id was "
                            "destroyed (RDMA/CM)", qp->serial);
-  // ib_drain_qp(): to the error state, then wait for every completion.
+  // ib_drain_qp(): to the error state, then wait for every completion. On
+  // an SRQ (srpt_k_qp_drain_srq): the send queue's drain, and receive
+  // completions of SRQ buffers the device took for the QP may still run
+  // after its drain request, while the destroy goes on.
   qp->error = true;
   fake::flush_qp(qp);
+  while (!qp->late_recvs.empty()) fake::complete_late_recv(qp, true);
   auto& v = fake::state().qps;
   v.erase(std::find(v.begin(), v.end(), qp));
   if (id != nullptr && id->qp == qp) id->qp = nullptr;

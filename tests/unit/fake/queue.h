@@ -88,6 +88,9 @@ struct srpt_k_qp {
   bool error = false;   // srpt_k_qp_error / drained
   int in_completion = 0;
   std::deque<fake::PostedRecv> recvs;   // posted, oldest first
+  // SRQ buffers the device took for this QP (take_srq_recv) whose
+  // completion it has not delivered yet, with the IU's length.
+  std::deque<std::pair<fake::PostedRecv, uint32_t>> late_recvs;
   std::deque<fake::PostedSend> sends;   // posted, oldest first
   std::vector<fake::PostedSend> sent;   // every send ever posted, in order
 };
@@ -115,6 +118,16 @@ constexpr int kWcSuccess = SRPT_WC_SUCCESS;
 constexpr int kWcWrFlushErr = SRPT_WC_WR_FLUSH_ERR;  // a QP in error flushes
 constexpr int kWcRemAccessErr = 10;  // IB_WC_REM_ACCESS_ERR: what !ok stands for
 
+// A QP on an SRQ: the device takes the oldest SRQ buffer for `qp` and writes
+// the IU into it, but its completion comes later (complete_late_recv), as
+// for an IU whose packets were still arriving when the QP went to the error
+// state. The QP must not be in the error state yet. Returns the index.
+uint32_t take_srq_recv(srpt_k_qp* qp, const std::vector<uint8_t>& iu);
+// Delivers the oldest such completion: `ok` the IU, else a flush error; in
+// any QP state. srpt_k_qp_destroy() delivers those still owed after the
+// send queue's drain (what the CQ's poll work may do while the destroy
+// runs) and before the QP goes. Returns the index; a violation when none.
+uint32_t complete_late_recv(srpt_k_qp* qp, bool ok = true);
 // Completes posted send `n` (0: the oldest) of `qp`. Returns its ring index.
 // A failed one (!ok) completes with kWcRemAccessErr.
 uint32_t complete_send(srpt_k_qp* qp, size_t n = 0, bool ok = true);
