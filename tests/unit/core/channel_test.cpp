@@ -38,6 +38,16 @@ class ChannelTest : public LoginTest {
     Receive(o, EncodeSrpCmd(c));
     return LastSubmitted();
   }
+  // A 512-byte data-out command whose RDMA read is posted and not yet
+  // complete (nullptr, with a test failure, when it is not).
+  srpt_k_cmd* DataOutReading(const Outcome& o) {
+    srpt_k_cmd* cmd = SubmitDirect(o, SRPT_DIR_WRITE, 0x20000, 0x99, 512);
+    if (cmd == nullptr || srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)) != 0) {
+      ADD_FAILURE() << "the data-out command did not reach its RDMA read";
+      return nullptr;
+    }
+    return cmd;
+  }
   // The target core finishes the command with `status` (and `sense`).
   // `sense_len`: what the target core reports (0: sense.size()).
   void Answer(srpt_k_cmd* cmd, uint8_t status, std::vector<uint8_t> sense = {},
@@ -316,8 +326,8 @@ TEST_F(ChannelTest, DataOutIsReadThenExecuted) {
 
 TEST_F(ChannelTest, AFailedDataOutReadEndsInCheckCondition) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
-  srpt_k_cmd* cmd = SubmitDirect(o, SRPT_DIR_WRITE, 0x20000, 0x99, 512);
-  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
+  srpt_k_cmd* cmd = DataOutReading(o);
+  ASSERT_NE(nullptr, cmd);
   fake::complete_rdma_read(cmd, false);
   EXPECT_EQ(1, cmd->fails);
   EXPECT_EQ(0, cmd->executes);
@@ -330,8 +340,8 @@ TEST_F(ChannelTest, AFailedDataOutReadEndsInCheckCondition) {
 // the command's tag in one line (issue 13, "RDMA failures say their wc status").
 TEST_F(ChannelTest, AFailedDataOutReadLogsItsStatusAndTag) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
-  srpt_k_cmd* cmd = SubmitDirect(o, SRPT_DIR_WRITE, 0x20000, 0x99, 512);
-  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
+  srpt_k_cmd* cmd = DataOutReading(o);
+  ASSERT_NE(nullptr, cmd);
   fake::reset_log();
   fake::complete_rdma_read_status(cmd, fake::kWcRemAccessErr);
   EXPECT_EQ(1, cmd->fails);
@@ -349,8 +359,8 @@ TEST_F(ChannelTest, AFailedDataOutReadLogsItsStatusAndTag) {
 // close already said why; no line per flushed command.
 TEST_F(ChannelTest, AFlushedDataOutReadLogsNoFailure) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
-  srpt_k_cmd* cmd = SubmitDirect(o, SRPT_DIR_WRITE, 0x20000, 0x99, 512);
-  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
+  srpt_k_cmd* cmd = DataOutReading(o);
+  ASSERT_NE(nullptr, cmd);
   fake::complete_rdma_read_status(cmd, fake::kWcWrFlushErr);
   EXPECT_EQ(1, cmd->fails);
   EXPECT_EQ(0u, fake::count_log_lines(SRPT_LOG_WARNING, "RDMA read failed"))
