@@ -56,7 +56,7 @@ step prepare "$here/scripts/vm/prepare.sh" || abort "preparing the guest for the
 run_suite debug-selftest "$here/tests/vm/selftest.sh" --debug
 # SRPT_DEBUG_CASES: tests/vm/suite.sh's SRPT_VM_CASES (case numbers).
 SRPT_VM_CASES=${SRPT_DEBUG_CASES:-} run_suite debug-guest "$here/tests/vm/suite.sh" \
-	--timeout 14400 --case-timeout 1440
+	--timeout 21600 --case-timeout 3600
 
 echo
 echo "=== summary (make check-debug, $(($(date +%s) - t_all)) s)"
