@@ -32,8 +32,9 @@ kmake = $(PROJECT)/scripts/kernel/kmake.sh
 # headers first).
 kabi = $$($(PROJECT)/scripts/kernel/info.sh "$(KVER)" abi)
 # MODULE_VERSION, worked out here because Kbuild may run in a chroot
-# without git (scripts/install/version.sh).
-srpt_version := $(shell $(PROJECT)/scripts/install/version.sh)
+# without git (scripts/install/version.sh); `=`, so that only the recipes
+# that build the module run it, not every make invocation.
+srpt_version = $(shell $(PROJECT)/scripts/install/version.sh)
 
 .PHONY: all module module-check install uninstall install-check deb deb-check module-fallback debug-kernel module-debug check-debug unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-kernels check-long demo bench deps clean
 

@@ -12,14 +12,12 @@ here=$(cd "$(dirname "$0")/../.." && pwd -P)
 PATH=$PATH:/sbin:/usr/sbin
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { echo "ok - $1"; pass=$((pass + 1)); }
-nok() { echo "not ok - $1"; fail=$((fail + 1)); }
-check() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1: want '$2', got '$3'"; fi; }
+# shellcheck source=lib.sh
+. "$here/tests/install/lib.sh"
 
 deb=$("$here/scripts/deb/build.sh" | tail -n 1)
 if [ -f "$deb" ]; then ok "make deb built $(basename "$deb"), lintian clean"; else
-	nok "make deb failed"; echo "$pass passed, $fail failed"; exit 1; fi
+	nok "make deb failed"; summary; exit 1; fi
 version=$(dpkg-deb -f "$deb" Version)
 check "package version is the module version" "$("$here/scripts/install/version.sh")" "$version"
 dpkg-deb -x "$deb" "$tmp/root"
@@ -41,29 +39,27 @@ for abi in "$@"; do
 done
 
 # A kernel the source cannot build for: refused before make, with the reason.
-refused() { # refused NAME WANT-IN-MESSAGE CONFIG-LINES...
-	local name=$1 want=$2 k=$tmp/k-$RANDOM out rc
-	shift 2
+refused() { # refused NAME WANT-IN-MESSAGE VERSION.PATCHLEVEL CONFIG-LINES...
+	local name=$1 want=$2 v=$3 k=$tmp/k-$RANDOM out rc
+	shift 3
 	mkdir -p "$k"
-	printf 'VERSION = 6\nPATCHLEVEL = 12\n' >"$k/Makefile"
+	printf 'VERSION = %s\nPATCHLEVEL = %s\n' "${v%%.*}" "${v#*.}" >"$k/Makefile"
 	printf '%s\n' "$@" >"$k/.config"
-	out=$(cd "$src" && sh scripts/install/dkms-build.sh 9.9-test "$k" 2>&1)
+	out=$(cd "$src" && sh scripts/install/dkms-build.sh "$v-test" "$k" 2>&1)
 	rc=$?
 	case "$rc:$out" in
 	1:*"$want"*) ok "refused: $name" ;;
 	*) nok "refused: $name: exit $rc, '$out'" ;;
 	esac
 }
-refused "no target core" "CONFIG_TARGET_CORE" CONFIG_INFINIBAND=m CONFIG_GCC_VERSION=120200
-refused "no RDMA core" "CONFIG_INFINIBAND" CONFIG_TARGET_CORE=m CONFIG_GCC_VERSION=120200
-refused "built with clang" "not built with gcc" CONFIG_INFINIBAND=m CONFIG_TARGET_CORE=m CONFIG_GCC_VERSION=0
-refused "its g++ missing" "install g++-99" CONFIG_INFINIBAND=m CONFIG_TARGET_CORE=m CONFIG_GCC_VERSION=990100
-k=$tmp/k-old
-mkdir -p "$k"
-printf 'VERSION = 5\nPATCHLEVEL = 15\n' >"$k/Makefile"
-printf 'CONFIG_INFINIBAND=m\nCONFIG_TARGET_CORE=m\nCONFIG_GCC_VERSION=120200\n' >"$k/.config"
-out=$(cd "$src" && sh scripts/install/dkms-build.sh 5.15-test "$k" 2>&1)
-case "$?:$out" in 1:*"older than 6.1"*) ok "refused: a 5.15 kernel" ;; *) nok "refused: a 5.15 kernel: '$out'" ;; esac
+cores="CONFIG_INFINIBAND=m CONFIG_TARGET_CORE=m"
+refused "no target core" "CONFIG_TARGET_CORE" 6.12 CONFIG_INFINIBAND=m CONFIG_GCC_VERSION=120200
+refused "no RDMA core" "CONFIG_INFINIBAND" 6.12 CONFIG_TARGET_CORE=m CONFIG_GCC_VERSION=120200
+# shellcheck disable=SC2086
+refused "built with clang" "not built with gcc" 6.12 $cores CONFIG_GCC_VERSION=0
+# shellcheck disable=SC2086
+refused "its g++ missing" "install g++-99" 6.12 $cores CONFIG_GCC_VERSION=990100
+# shellcheck disable=SC2086
+refused "a 5.15 kernel" "older than 6.1" 5.15 $cores CONFIG_GCC_VERSION=120200
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

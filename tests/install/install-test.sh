@@ -13,16 +13,8 @@ here=$(cd "$(dirname "$0")/../.." && pwd -P)
 PATH=$PATH:/sbin:/usr/sbin
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
-pass=0 fail=0
-check() { # check NAME WANT GOT
-	if [ "$2" = "$3" ]; then
-		echo "ok - $1"
-		pass=$((pass + 1))
-	else
-		echo "not ok - $1: want '$2', got '$3'"
-		fail=$((fail + 1))
-	fi
-}
+# shellcheck source=lib.sh
+. "$here/tests/install/lib.sh"
 resolve() { modinfo -b "$root" -k "$abi" -F filename ib_srpt 2>/dev/null; }
 
 [ -f "$ko" ] || { echo "not ok - $ko not built"; echo "0 passed, 1 failed"; exit 1; }
@@ -43,21 +35,20 @@ check "the installed module carries our version" "$(modinfo -F version "$ko")" \
 	"$(modinfo -b "$root" -k "$abi" -F version ib_srpt 2>/dev/null)"
 want_version=$("$here/scripts/install/version.sh" --release)
 case $(modinfo -F version "$ko") in
-"$want_version"*) check "MODULE_VERSION starts with the release $want_version" yes yes ;;
-*) check "MODULE_VERSION starts with the release $want_version" yes "no ($(modinfo -F version "$ko"))" ;;
+"$want_version"*) ok "MODULE_VERSION starts with the release $want_version" ;;
+*) nok "MODULE_VERSION starts with the release $want_version: $(modinfo -F version "$ko")" ;;
 esac
 
 out=$(DESTDIR=$root "$here/scripts/install/install.sh" install 0.0.0-other "$ko" 2>&1)
 rc=$?
 check "a module for another kernel is refused" "1 yes" \
 	"$rc $([ -e "$root/lib/modules/0.0.0-other/updates/ib_srpt.ko" ] && echo no || echo yes)"
-case $out in *"not 0.0.0-other"*) check "the refusal says why" yes yes ;;
-*) check "the refusal says why" yes "no: $out" ;; esac
+case $out in *"not 0.0.0-other"*) ok "the refusal says why" ;;
+*) nok "the refusal says why: $out" ;; esac
 
 DESTDIR=$root "$here/scripts/install/install.sh" uninstall "$abi" >/dev/null
 check "after uninstall the name resolves to the in-tree path again" "$intree" "$(resolve)"
 check "uninstall leaves nothing of ours" "" "$(find "$root/lib/modules/$abi" -path '*updates*' 2>/dev/null)"
 check "a second uninstall is a no-op" 0 "$(DESTDIR=$root "$here/scripts/install/install.sh" uninstall "$abi" >/dev/null; echo $?)"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary
