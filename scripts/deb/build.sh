@@ -4,17 +4,28 @@
 # scripts/install/dkms-src.sh's copy of the source plus scripts/deb/debian/;
 # the changelog is written from the version and the commit.
 #
-# usage: scripts/deb/build.sh   (prints the .deb's path as its last line)
+# usage: scripts/deb/build.sh [--version V] [--out DIR]
+#   (prints the .deb's path as its last line)
+# --version: the package (and the module it builds) claims V instead of the
+# commit's version; only for tests, which need an upgrade (tests/vm case 60).
+# --out: where to build (default build/deb; emptied first).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd -P)
 root=$(cd "$here/../.." && pwd -P)
+version= out=$root/build/deb
+while [ $# -gt 0 ]; do
+	case $1 in
+	--version) version=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	*) echo "usage: scripts/deb/build.sh [--version V] [--out DIR]" >&2; exit 2 ;;
+	esac
+done
 "$root/scripts/install-deps.sh" deb
-version=$("$root/scripts/install/version.sh")
-out=$root/build/deb
+version=${version:-$("$root/scripts/install/version.sh")}
 tree=$out/srpt-cxx-$version
 rm -rf "$out"
 mkdir -p "$out"
-"$root/scripts/install/dkms-src.sh" "$tree"
+"$root/scripts/install/dkms-src.sh" "$tree" "$version"
 cp -r "$here/debian" "$tree/debian"
 mv "$tree/dkms.conf" "$tree/debian/srpt-cxx-dkms.dkms"
 commit=$(git -C "$root" rev-parse HEAD)

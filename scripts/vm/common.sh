@@ -87,3 +87,18 @@ vm_copy_module() {
 	*) cp "$1" "$2" ;;
 	esac
 }
+# vm_host_prepare CASE-FILE...: what selected cases need built on the host
+# before the guest boots, named by a line "# host: WHAT" in the case:
+#   packages  tests/vm/packages.sh (this commit's Debian package and an
+#             upgrade of it, under build/vm/deb).
+# A failure is logged, not fatal: the case that needed it fails by itself,
+# saying so, and the other cases still run.
+vm_host_prepare() {
+	local f
+	for f in "$@"; do
+		grep -q '^# host: packages' "$f" || continue
+		"$SRPT_ROOT/tests/vm/packages.sh" >"$VM_DIR/packages.log" 2>&1 ||
+			vm_log "building the Debian packages failed (log: $VM_DIR/packages.log)"
+		return 0
+	done
+}

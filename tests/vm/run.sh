@@ -140,6 +140,7 @@ else
 	esac
 fi
 [ ${#cases[@]} -gt 0 ] || { echo "run.sh: no cases selected" >&2; exit 2; }
+[ -n "${SRPT_VM_SKIP_PREPARE:-}" ] || vm_host_prepare "${cases[@]}"
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd -P)
@@ -160,6 +161,9 @@ fi
 	printf 'export SRPT_ROOT=%q SRPT_MODULE=%q SRPT_VM_OUT=%q\n' "$SRPT_ROOT" "$module" "$out"
 	printf 'export SRPT_VM_CASES=%q SRPT_VM_CASE_TIMEOUT=%q\n' "${cases[*]}" "$case_timeout"
 	printf 'export SRPT_VM_STRICT=%q\n' "${SRPT_VM_STRICT:-0}"
+	# The guest kernel's build tree, as its linux-headers package would
+	# give it (the package case links /lib/modules/<kver>/build to it).
+	printf 'export SRPT_VM_HEADERS=%q\n' "$VM_HEADERS"
 	printf 'export SRPT_IO_LONG=%q\n' "${SRPT_IO_LONG:-0}"
 	# Case parameters (SRPT_CASE_*) pass through, for a make target that
 	# runs a case with other settings (make fuzz-guest).

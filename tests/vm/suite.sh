@@ -39,6 +39,9 @@ done
 "$SRPT_ROOT/scripts/install-deps.sh" vm || exit 1
 "$SRPT_ROOT/scripts/vm/prepare.sh" || exit 1
 make -s --no-print-directory -C "$SRPT_ROOT" tools >/dev/null || exit 1
+case_files=()
+for c in "${cases[@]}"; do case_files+=("$SRPT_ROOT/tests/vm/cases/$c.sh"); done
+vm_host_prepare "${case_files[@]}"
 
 pids=()
 for k in $(seq 0 $((shards - 1))); do

@@ -1,0 +1,166 @@
+#!/bin/bash
+# 60 the Debian package as an administrator uses it (README "Installing",
+# issue 16): `apt install` of the package built on the host (make deb), DKMS
+# builds the module for this kernel; the name ib_srpt resolves to ours for
+# modprobe and for the target core's autoload; targetcli configures and
+# saves; with ib_srp logged in and I/O running, an upgrade to a later version
+# replaces the file and says the old module keeps running; a simulated
+# reboot (everything unloaded, `targetctl restore` as rtslib-fb-targetctl
+# does at boot) brings the target back on the new module; `apt remove` puts
+# the in-tree driver back.
+# case-timeout: 2400
+# host: packages
+. "$SRPT_ROOT/tests/vm/lib.sh"
+. "$SRPT_ROOT/tests/vm/srp.sh"
+. "$SRPT_ROOT/tests/vm/io.sh"
+
+kver=$(uname -r)
+mods=/lib/modules/$kver
+pkgdir=$SRPT_ROOT/build/vm/deb
+saved=/etc/rtslib-fb-target/saveconfig.json
+
+# The guest is the host's root over an overlay: a server with this kernel's
+# headers (linux-headers-$kver links build/ to them) and no other kernel.
+[ -f "${SRPT_VM_HEADERS:?}/.config" ] ||
+	skip "no build tree for $kver in the guest's root ($SRPT_VM_HEADERS): its headers and compiler live in the trixie chroot, not on this bookworm host"
+cur=$(ls "$pkgdir"/cur/srpt-cxx-dkms_*_all.deb 2>/dev/null)
+next=$(ls "$pkgdir"/next/srpt-cxx-dkms_*_all.deb 2>/dev/null)
+[ -f "$cur" ] && [ -f "$next" ] ||
+	fail "the host built no packages (tests/vm/packages.sh; log build/vm/packages.log)"
+v1=$(dpkg-deb -f "$cur" Version)
+v2=$(dpkg-deb -f "$next" Version)
+dpkg --compare-versions "$v2" gt "$v1" || fail "package $v2 does not sort after $v1"
+
+# The runner forbids modprobe ib_srpt (it would load the in-tree driver);
+# here that name must resolve by itself. Put the ban back whatever happens,
+# and take the package out if a check stopped the case half-way.
+ban=/etc/modprobe.d/srpt-vm.conf
+mv "$ban" /tmp/srpt-vm.conf || fail "no $ban"
+undo() {
+	dpkg -s srpt-cxx-dkms >/dev/null 2>&1 && dpkg --purge srpt-cxx-dkms >/dev/null 2>&1
+	mv /tmp/srpt-vm.conf "$ban"
+}
+trap undo EXIT
+ln -sfn "$SRPT_VM_HEADERS" "$mods/build"
+for c in /boot/config-*; do [ "$c" = "/boot/config-$kver" ] || rm -f "$c"; done
+
+export HOME=/root
+mkdir -p /run/dbus "$HOME"
+dbus-daemon --system --fork --nopidfile || fail "dbus-daemon"
+
+# loaded_is WANT-VERSION WHAT: the running ib_srpt is ours, at that version.
+loaded_is() {
+	srpt_loaded || fail "$2: ib_srpt is not loaded"
+	assert_eq "$(cat /sys/module/ib_srpt/version 2>/dev/null)" "$1" "$2: version of the loaded ib_srpt"
+	modrange_save ib_srpt
+}
+# resolves_to DIR VERSION WHAT: modprobe's ib_srpt is the file under DIR.
+resolves_to() {
+	local f
+	f=$(modinfo -F filename ib_srpt)
+	case "$f" in "$mods/$1/"*) ;; *) fail "$3: modinfo ib_srpt names $f, not a file under $mods/$1" ;; esac
+	assert_eq "$(modinfo -F version ib_srpt)" "$2" "$3: version of $f"
+}
+# unload_all: what a reboot clears, as far as this case loaded it.
+unload_all() {
+	run targetctl clear
+	srpt_unload || fail "unloading ib_srpt failed"
+}
+# session_io WHAT: ib_srp logs in, 8 MiB verified, stays logged in.
+session_io() {
+	local dev
+	srp_login "ch_count=1" || fail "$1: add_target failed"
+	dev=$(srp_disk) || fail "$1: no disk"
+	io_dd_verify "$dev" 1M 8 direct
+	log "$1: login and 8 MiB verified"
+}
+logout_all() {
+	srp_logout
+	srp_wait_channels 0
+}
+
+# -- install: DKMS builds for this kernel and puts ours under updates/
+cd "$pkgdir/cur" || fail "cd $pkgdir/cur"
+out=$(apt-get install -y "./$(basename "$cur")" 2>&1)
+st=$?
+echo "$out" | tail -n 25
+[ $st -eq 0 ] || fail "apt-get install of $v1 failed"
+dkms status -m srpt-cxx | grep -q "^srpt-cxx/$v1, $kver, .*: installed" ||
+	fail "dkms status: $(dkms status -m srpt-cxx)"
+resolves_to updates "$v1" "installed"
+log "installed $v1: DKMS built ib_srpt for $kver"
+
+# -- modprobe, and the target core's autoload on mkdir target/srpt
+run modprobe ib_srpt
+loaded_is "$v1" "modprobe"
+run rmmod ib_srpt
+configfs_mount
+run modprobe target_core_mod
+run mkdir "$SRPT_CFS"
+loaded_is "$v1" "autoload on mkdir $SRPT_CFS"
+run rmdir "$SRPT_CFS"
+run rmmod ib_srpt
+
+# -- configure with targetcli, save (its default file, which the boot service restores)
+[ -b /dev/nullb0 ] || run modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 queue_mode=2
+gid=ib.$(port_gid0 | tr -d :)
+iid=ib.$(srp_initiator_id)
+run targetcli /backstores/block create name=nullb dev=/dev/nullb0
+run targetcli /srpt create "$gid"
+run targetcli "/srpt/$gid/luns" create /backstores/block/nullb
+run targetcli "/srpt/$gid/acls" create "$iid"
+run targetcli saveconfig
+[ -f "$saved" ] || fail "targetcli saveconfig wrote no $saved"
+loaded_is "$v1" "targetcli"
+# rtslib does not model discovery_auth/rdma_cm_port (as for the in-tree
+# driver, an RDMA/CM listener is set by hand after each restore).
+run sh -c "echo $SRP_PORT > $SRPT_CFS/discovery_auth/rdma_cm_port"
+session_io "configured"
+
+# -- upgrade with the session live: the file is replaced, the running module is not
+cd "$pkgdir/next" || fail "cd $pkgdir/next"
+out=$(apt-get install -y "./$(basename "$next")" 2>&1)
+st=$?
+echo "$out" | tail -n 25
+[ $st -eq 0 ] || fail "apt-get install of $v2 over $v1 failed"
+echo "$out" | grep -q "ib_srpt $v1 is loaded and keeps running until it is reloaded" ||
+	fail "the upgrade did not say that $v1 keeps running"
+dkms status -m srpt-cxx | grep -q "^srpt-cxx/$v2, $kver, .*: installed" ||
+	fail "dkms status after upgrade: $(dkms status -m srpt-cxx)"
+dkms status -m srpt-cxx | grep -q "$v1" && fail "dkms still has $v1: $(dkms status -m srpt-cxx)"
+resolves_to updates "$v2" "upgraded"
+loaded_is "$v1" "after the upgrade"
+io_dd_verify "$(srp_disk)" 1M 8 direct
+log "upgraded to $v2 with the session live: $v1 still serves, 8 MiB verified"
+
+# -- reboot, simulated: unload, then the boot service's restore loads the new one
+logout_all
+unload_all
+run targetctl restore
+loaded_is "$v2" "targetctl restore"
+[ -d "$SRPT_CFS/0x${gid#ib.}/tpgt_1/acls/${iid}" ] ||
+	[ -d "$SRPT_CFS/0x${gid#ib.}/tpgt_1/acls/0x${iid#ib.}" ] ||
+	fail "restore did not bring back the ACL: $(ls "$SRPT_CFS/0x${gid#ib.}/tpgt_1/acls/")"
+run sh -c "echo $SRP_PORT > $SRPT_CFS/discovery_auth/rdma_cm_port"
+session_io "restored"
+logout_all
+unload_all
+
+# -- remove: DKMS takes ours out, the in-tree driver is what loads
+out=$(apt-get remove -y srpt-cxx-dkms 2>&1)
+st=$?
+echo "$out" | tail -n 15
+[ $st -eq 0 ] || fail "apt-get remove failed"
+[ -z "$(find "$mods/updates" -name 'ib_srpt.ko*' 2>/dev/null)" ] ||
+	fail "ib_srpt left under updates: $(find "$mods/updates" -name 'ib_srpt.ko*')"
+f=$(modinfo -F filename ib_srpt)
+case "$f" in "$mods/kernel/drivers/infiniband/ulp/srpt/"*) ;; *) fail "after remove, ib_srpt is $f" ;; esac
+run modprobe ib_srpt
+# (An out-of-tree module taints the kernel with O and has a version file.)
+assert_eq "$(cat /sys/module/ib_srpt/taint)" "" "taint flags of the ib_srpt loaded after remove"
+assert_absent /sys/module/ib_srpt/version
+run rmmod ib_srpt
+log "removed: the in-tree ib_srpt loads again"
+rmmod ib_srp 2>/dev/null
+rmmod null_blk
+exit 0
