@@ -113,7 +113,6 @@ MODRANGES=/tmp/srpt-vm-modranges
 # module NAME (its /proc/modules base and total size: the text lies inside).
 modrange_save() {
 	local name size base
-	# (No process substitution: the guest has no /dev/fd.)
 	read -r name size _ _ _ base _ <<<"$(awk -v m="$1" '$1 == m' /proc/modules)"
 	[ -n "$base" ] && [ "$base" != 0x0000000000000000 ] || return 0
 	printf '%s %016x %016x\n' "$name" "$((base))" "$((base + size))" >>"$MODRANGES"

@@ -44,6 +44,10 @@ trap undo EXIT
 ln -sfn "$SRPT_VM_HEADERS" "$mods/build"
 for c in /boot/config-*; do [ "$c" = "/boot/config-$kver" ] || rm -f "$c"; done
 
+# No PackageKit daemon runs in the guest: its apt hook would wait 25 s for
+# one on every apt-get run, then print an error.
+rm -f /etc/apt/apt.conf.d/20packagekit
+export DEBIAN_FRONTEND=noninteractive
 export HOME=/root
 mkdir -p /run/dbus "$HOME"
 dbus-daemon --system --fork --nopidfile || fail "dbus-daemon"
