@@ -155,18 +155,21 @@ kmemleak_ours() {
 	[ $ours = 0 ] || printf '%s' "$rec"
 }
 
-# ---------------------------------------------------------------- memory
-# meminfo KEY: a /proc/meminfo value in kB.
+# ---------------------------------------------------------------- kernel
 # kernel_is_debug: the guest runs a kernel with KASAN (the project's debug
 # kernel: KASAN, lockdep, kmemleak under TCG), where the kernel's own work
 # runs one to two orders of magnitude slower. Timeouts that stand for "an
 # answer that never comes" are scaled there, never the checks themselves.
-kernel_is_debug() { zgrep -q '^CONFIG_KASAN=y' /proc/config.gz 2>/dev/null; }
+# Decided once, when lib.sh is sourced.
+if zgrep -q '^CONFIG_KASAN=y' /proc/config.gz 2>/dev/null; then KERNEL_DEBUG=1; else KERNEL_DEBUG=0; fi
+kernel_is_debug() { [ "$KERNEL_DEBUG" = 1 ]; }
 # WAIT_SCALE: how many times longer a wait for an expected event may take
 # (10 on the debug kernel, where starting a test initiator alone took 15 s
 # in case 31).
 if kernel_is_debug; then WAIT_SCALE=10; else WAIT_SCALE=1; fi
 
+# ---------------------------------------------------------------- memory
+# meminfo KEY: a /proc/meminfo value in kB.
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 # mem_settle: write back and drop caches, so that what is left is held.
 mem_settle() { sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1; }
