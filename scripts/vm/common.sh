@@ -102,3 +102,8 @@ vm_host_prepare() {
 		return 0
 	done
 }
+# vm_case_named_only CASE-FILE: the case has a line "# select: named" and
+# runs only when its number or name is asked for (run.sh's filters,
+# SRPT_VM_CASES), never in a run of every case: case 60, whose DKMS builds
+# under TCG take longer than the rest of a suite (make check-package).
+vm_case_named_only() { grep -q '^# select: named' "$1"; }

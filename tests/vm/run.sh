@@ -125,6 +125,8 @@ else
 				case "$n" in "$p" | "$p"-* | *"$p"*) keep=1 ;; esac
 			done
 			[ $keep = 1 ] || continue
+		else
+			vm_case_named_only "$f" && continue
 		fi
 		cases+=("$f")
 	done

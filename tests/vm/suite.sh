@@ -26,6 +26,12 @@ if [ -n "${SRPT_VM_CASES:-}" ]; then
 		case "$want" in *" ${c%%-*} "*) kept+=("$c") ;; esac
 	done
 	cases=("${kept[@]}")
+else
+	kept=()
+	for c in "${cases[@]}"; do
+		vm_case_named_only "$SRPT_ROOT/tests/vm/cases/$c.sh" || kept+=("$c")
+	done
+	cases=("${kept[@]}")
 fi
 [ ${#cases[@]} -gt 0 ] || { echo "suite.sh: no cases" >&2; exit 2; }
 declare -a shard_cases
@@ -50,11 +56,9 @@ for k in $(seq 0 $((shards - 1))); do
 	mkdir -p "$out"
 	# shellcheck disable=SC2086  # the case list splits on purpose
 	# Each guest runs half the suite; the limits are run.sh's defaults
-	# scaled for that (options given to suite.sh come later and win); the
-	# guest limit leaves room for case 60, whose DKMS builds take most of an
-	# hour under load.
+	# scaled for that (options given to suite.sh come later and win).
 	SRPT_VM_SKIP_PREPARE=1 "$SRPT_ROOT/tests/vm/run.sh" --out "$out" \
-		--timeout 6000 --case-timeout 480 "$@" ${shard_cases[$k]} \
+		--timeout 2400 --case-timeout 480 "$@" ${shard_cases[$k]} \
 		>"$out.tap" 2>&1 &
 	pids+=("$!:$out")
 done

@@ -11,6 +11,7 @@
 # the case: 36 minutes with two debug guests beside it (load 10).
 # case-timeout: 3600
 # host: packages
+# select: named
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
 . "$SRPT_ROOT/tests/vm/io.sh"
