@@ -15,6 +15,6 @@ next=$dir/next/srpt-cxx-dkms_${version}+upgrade_all.deb
 [ -f "$cur" ] && [ -f "$next" ] && exit 0
 rm -rf "$dir"
 mkdir -p "$dir"
-"$SRPT_ROOT/scripts/deb/build.sh" --out "$dir/cur"
+"$SRPT_ROOT/scripts/deb/build.sh" --out "$dir/cur" --version "$version"
 "$SRPT_ROOT/scripts/deb/build.sh" --out "$dir/next" --version "$version+upgrade"
 [ -f "$cur" ] && [ -f "$next" ]
