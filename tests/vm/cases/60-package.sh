@@ -133,7 +133,7 @@ echo "$out" | grep -q "ib_srpt $v1 is loaded and keeps running until it is reloa
 	fail "the upgrade did not say that $v1 keeps running"
 dkms status -m srpt-cxx | grep -q "^srpt-cxx/$v2, $kver, .*: installed" ||
 	fail "dkms status after upgrade: $(dkms status -m srpt-cxx)"
-dkms status -m srpt-cxx | grep -q "$v1" && fail "dkms still has $v1: $(dkms status -m srpt-cxx)"
+dkms status -m srpt-cxx | grep -qF "srpt-cxx/$v1, " && fail "dkms still has $v1: $(dkms status -m srpt-cxx)"
 resolves_to updates "$v2" "upgraded"
 loaded_is "$v1" "after the upgrade"
 io_dd_verify "$(srp_disk)" 1M 8 direct
