@@ -146,6 +146,11 @@ fi
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd -P)
+# One run per output directory: a guest still shutting down from an earlier
+# run would write its results into this one's. The lock is inherited by
+# QEMU and so held until the guest is gone.
+exec {out_lock}>"$out.lock"
+flock -n "$out_lock" || { echo "run.sh: $out is in use by another run (lock $out.lock)" >&2; exit 1; }
 rm -rf "${out:?}"/*
 
 # The guest loads a copy: the module may be rebuilt on the host while the
