@@ -71,6 +71,8 @@ resolves_to() {
 unload_all() {
 	run targetctl clear
 	srpt_unload || fail "unloading ib_srpt failed"
+	# The backing disk is there after a reboot; srpt_unload unloaded null_blk.
+	[ -b /dev/nullb0 ] || run modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 queue_mode=2
 }
 # session_io WHAT: ib_srp logs in, 8 MiB verified, stays logged in.
 session_io() {
@@ -142,7 +144,9 @@ log "upgraded to $v2 with the session live: $v1 still serves, 8 MiB verified"
 # -- reboot, simulated: unload, then the boot service's restore loads the new one
 logout_all
 unload_all
-run targetctl restore
+out=$(targetctl restore 2>&1) || fail "targetctl restore failed: $out"
+echo "$out"
+[ -z "$out" ] || fail "targetctl restore skipped part of the saved configuration"
 loaded_is "$v2" "targetctl restore"
 [ -d "$SRPT_CFS/0x${gid#ib.}/tpgt_1/acls/${iid}" ] ||
 	[ -d "$SRPT_CFS/0x${gid#ib.}/tpgt_1/acls/0x${iid#ib.}" ] ||
