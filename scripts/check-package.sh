@@ -20,8 +20,4 @@ for k in $kernels; do
 	run_suite "package-$k" env KVER="$k" "$here/tests/vm/run.sh" \
 		--out "$here/build/vm/runs/package-$k" --case-timeout 5400 --timeout 6000 60
 done
-echo
-echo "=== summary"
-el=$(( $(date +%s) - start ))
-printf 'time: %dm%02ds\n' $((el / 60)) $((el % 60))
-suites_summary
+suites_finish "$start"

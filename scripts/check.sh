@@ -54,8 +54,4 @@ for k in $kernels; do
 done
 run_suite guest-selftest "$here/tests/vm/selftest.sh"
 
-echo
-echo "=== summary"
-el=$(( $(date +%s) - start ))
-printf 'time: %dm%02ds\n' $((el / 60)) $((el % 60))
-suites_summary
+suites_finish "$start"

@@ -45,3 +45,13 @@ suites_summary() {
 	fi
 	[ "$total_fail" -eq 0 ]
 }
+
+# suites_finish START: the closing block of a check script: the header, the
+# time since START (epoch seconds), then suites_summary (its status).
+suites_finish() {
+	local el=$(($(date +%s) - $1))
+	echo
+	echo "=== summary"
+	printf 'time: %dm%02ds\n' $((el / 60)) $((el % 60))
+	suites_summary
+}
