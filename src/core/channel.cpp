@@ -296,6 +296,7 @@ void Channel::release() {
 
   // 1. Tell the initiator and stop the queues: every posted request now
   //    completes (flushed), so commands in the target core can finish.
+  await_port_for_disconnect(why);
   if (cm_.held()) (void)srpt_k_cm_disconnect(cm_.kind(), cm_.get(), reply ? 1 : 0);
   srpt_k_qp_error(qp_);
   // Dispatches in flight post on the QP and submit to the session: both
@@ -344,6 +345,41 @@ void Channel::release() {
   const bool registry_ref_was_last = release_ref();
   SRPT_ASSERT(!registry_ref_was_last);
   if (release_ref()) destroy(this);
+}
+
+// The DREQ is a MAD on the port's GSI QP (QP1), and so is the one ib_cm
+// sends when an established cm_id is destroyed. Sent while the port is down
+// it is lost at best; rxe turns a send it cannot route into the error state
+// of the sending QP, and for QP1 that is for good: no login on the device is
+// answered again (case 51; case 44 hit it when a response failed in a link
+// flap). A flap lasts seconds, so the release waits for the port, at most
+// kPortWaitMs from here; after a longer outage the DREQ goes out (and is
+// lost) as before. Device removal does not wait: the port is going away.
+// Costs nothing while the port is up: one query.
+void Channel::await_port_for_disconnect(CloseReason why) {
+  constexpr u32 kPortWaitMs = 20000;
+  constexpr u32 kPollMs = 100;
+  if (!cm_.held() || why == CloseReason::DeviceRemoved) return;
+  const u32 port = cfg_.port->port_num();
+  if (srpt_k_port_active(cfg_.kdev, port)) return;
+  srpt_log(SRPT_LOG_INFO,
+           "channel %s: %s port %u is down; the disconnect waits for it (at most %u s)\n",
+           sess_name_.c_str(), cfg_.port->device_name(), port, kPortWaitMs / 1000);
+  const u64 start = srpt_k_now_ns();
+  const u64 limit = u64{kPortWaitMs} * 1000000u;
+  bool active = false;
+  while (!active && srpt_k_now_ns() - start < limit) {
+    srpt_k_sleep_ms(kPollMs);
+    active = srpt_k_port_active(cfg_.kdev, port) != 0;
+  }
+  const u64 waited_ms = (srpt_k_now_ns() - start) / 1000000u;
+  if (active)
+    srpt_log(SRPT_LOG_INFO, "channel %s: port active again after %llu ms\n",
+             sess_name_.c_str(), static_cast<unsigned long long>(waited_ms));
+  else
+    srpt_log(SRPT_LOG_WARNING,
+             "channel %s: port still down after %llu ms; disconnecting anyway\n",
+             sess_name_.c_str(), static_cast<unsigned long long>(waited_ms));
 }
 
 bool Channel::log_admit() {

@@ -163,6 +163,15 @@ static void srpt_ib_remove_one(struct ib_device *device, void *client_data)
 	srpt_shim_device_put(kdev);
 }
 
+int srpt_k_port_active(struct srpt_k_device *kdev, uint32_t port_num)
+{
+	struct ib_port_attr attr;
+
+	if (ib_query_port(kdev->ib_dev, port_num, &attr))
+		return 1;
+	return attr.state == IB_PORT_ACTIVE;
+}
+
 static struct ib_client srpt_ib_client = {
 	.name = KBUILD_MODNAME,
 	.add = srpt_ib_add_one,

@@ -8,6 +8,7 @@
  * by the close_session fabric callback (fabric.c).
  */
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -190,4 +191,9 @@ void srpt_k_completion_destroy(struct srpt_k_completion *c)
 uint64_t srpt_k_now_ns(void)
 {
 	return ktime_get_ns();
+}
+
+void srpt_k_sleep_ms(uint32_t ms)
+{
+	msleep(ms);
 }

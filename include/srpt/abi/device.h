@@ -53,6 +53,12 @@ int srpt_core_device_add(struct srpt_k_device *kdev,
  */
 void srpt_core_device_remove(struct srpt_core_device *dev) SRPT_NOEXCEPT;
 
+/*
+ * 1 when the port's state is ACTIVE, 0 when it is not, 1 when the query
+ * fails (nothing known: nobody should wait for it). Process context.
+ */
+int srpt_k_port_active(struct srpt_k_device *kdev, uint32_t port_num) SRPT_NOEXCEPT;
+
 SRPT_EXTERN_C_END
 
 #endif /* SRPT_ABI_DEVICE_H */

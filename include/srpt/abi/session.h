@@ -65,6 +65,8 @@ void srpt_k_completion_destroy(struct srpt_k_completion *c) SRPT_NOEXCEPT;
 
 /* Monotonic time in nanoseconds. */
 uint64_t srpt_k_now_ns(void) SRPT_NOEXCEPT;
+/* Sleeps at least `ms` milliseconds. Process context. */
+void srpt_k_sleep_ms(uint32_t ms) SRPT_NOEXCEPT;
 
 SRPT_EXTERN_C_END
 

@@ -177,6 +177,8 @@ class Channel : public RefCounted<Channel> {
   // channel.cpp: the lifetime.
   static void release_work_fn(void* arg);
   void release();
+  // Before the release's DREQ: waits (bounded) while the port is down.
+  void await_port_for_disconnect(CloseReason why);
   void destroy_cm();
   void destroy_resources();
   // SRQ: the IUs still pending go back to the SRQ (release, abort).

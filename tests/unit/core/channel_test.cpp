@@ -627,6 +627,69 @@ TEST_F(ChannelTest, AFailingDisconnectDoesNotStopTheRelease) {
   ExpectAllChannelsReleased();
 }
 
+// Case 51: a DREQ sent while the port is down kills rxe's QP1 for good.
+TEST_F(ChannelTest, TheDisconnectOfAChannelClosedWhileThePortIsDownWaitsForThePort) {
+  for (srpt_cm_kind kind : {SRPT_CM_IB, SRPT_CM_RDMA}) {
+    SCOPED_TRACE(kind == SRPT_CM_IB ? "IB/CM" : "RDMA/CM");
+    fake::reset_trace();
+    const Outcome o = LiveChannel(kind);
+    const uint64_t back = fake::now_ns() + 3000000000ull;  // the link is back in 3 s
+    fake::set_ports_down_until(back);
+    Receive(o, SimpleIu(srp::kILogout, 9));
+    RunWorks();
+    const uint64_t disc = fake::find_call("srpt_k_cm_disconnect", o.id);
+    ASSERT_NE(0u, disc);
+    EXPECT_EQ(0u, fake::find_call("srpt_k_cm_disconnect", o.id, -1, disc + 1));
+    EXPECT_NE(0u, fake::find_last_call("srpt_k_sleep_ms")) << fake::trace_dump();
+    EXPECT_LT(fake::find_last_call("srpt_k_sleep_ms"), disc) << "the disconnect came after the wait";
+    EXPECT_GE(fake::now_ns(), back) << "not before the port was active";
+    EXPECT_LT(fake::now_ns(), back + 200000000ull) << "and promptly after";
+    ExpectReleasedByChannel(o);
+    EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "is down; the disconnect waits for it"))
+        << fake::log_dump();
+    EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "port active again after 3000 ms"))
+        << fake::log_dump();
+    fake::set_ports_down_until(0);
+  }
+  ExpectAllChannelsReleased();
+}
+
+TEST_F(ChannelTest, APortThatStaysDownDelaysTheDisconnectAtMost20Seconds) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  fake::set_ports_down_until(~0ull);
+  const uint64_t start = fake::now_ns();
+  fake::fail_recv(Qp(o));
+  RunWorks();
+  EXPECT_EQ(std::vector<int>{0}, o.id->disconnects) << "sent after all";
+  EXPECT_GE(fake::now_ns() - start, 20000000000ull);
+  EXPECT_LT(fake::now_ns() - start, 20200000000ull);
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "port still down after 20000 ms"))
+      << fake::log_dump();
+}
+
+TEST_F(ChannelTest, AChannelWhosePortIsUpDisconnectsWithoutWaiting) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  const uint64_t start = fake::now_ns();
+  Receive(o, SimpleIu(srp::kILogout, 9));
+  RunWorks();
+  EXPECT_EQ(0u, fake::count_calls("srpt_k_sleep_ms"));
+  EXPECT_EQ(start, fake::now_ns());
+  ExpectReleasedByChannel(o);
+}
+
+TEST_F(ChannelTest, DeviceRemovalDoesNotWaitForAPortThatIsDown) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  fake::set_ports_down_until(~0ull);
+  const int queries = fake::port_queries();
+  RemoveDevice(cdev_);
+  EXPECT_EQ(queries, fake::port_queries());
+  EXPECT_EQ(0u, fake::count_calls("srpt_k_sleep_ms"));
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+}
+
 TEST_F(ChannelTest, CommandsInFlightAreFinishedByTheRelease) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
   for (uint64_t t = 0; t < 3; t++) {

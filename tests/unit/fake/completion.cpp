@@ -116,3 +116,10 @@ extern "C" void srpt_k_completion_destroy(srpt_k_completion* c) noexcept {
 }
 
 extern "C" uint64_t srpt_k_now_ns(void) noexcept { return fake::now_ns(); }
+
+// The clock moves by the time slept; nothing else runs meanwhile.
+extern "C" void srpt_k_sleep_ms(uint32_t ms) noexcept {
+  fake::might_sleep("srpt_k_sleep_ms");
+  fake::trace("srpt_k_sleep_ms", nullptr, ms);
+  fake::advance_ns(uint64_t{ms} * 1000000u);
+}

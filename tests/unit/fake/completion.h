@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 // The fake completions and clock (include/srpt/abi/session.h: srpt_k_*
-// completion, srpt_k_wait, srpt_k_now_ns).
+// completion, srpt_k_wait, srpt_k_now_ns, srpt_k_sleep_ms).
 //
 // srpt_k_wait() runs what other threads would run meanwhile (loop.h) until
 // the completion is complete, then returns 0; when nothing is left to run and
 // it is still not complete it returns -ETIMEDOUT, and for an unbounded wait
 // (~0 ms, "forever") that is a violation: the kernel would hang there.
-// The clock only moves when the test moves it.
+// The clock only moves when the test moves it, or srpt_k_sleep_ms() sleeps.
 #pragma once
 
 #include <cstddef>

@@ -32,6 +32,7 @@ void reset() {
   reset_session();
   reset_work();
   reset_completion();
+  reset_port();
 }
 
 }  // namespace fake

@@ -16,6 +16,7 @@
 #include "fault.h"
 #include "lock.h"
 #include "log.h"
+#include "port.h"
 #include "loop.h"
 #include "queue.h"
 #include "seq.h"

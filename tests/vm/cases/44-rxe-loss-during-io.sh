@@ -8,15 +8,16 @@
 #     reconnects after reconnect_delay (15 s, when the link is back); the
 #     login disconnects the old channel at the target; the command ib_srp
 #     lost is retried and fio completes with every block verified.
-#     Measured limit (the target logs nothing for the stuck logins; not
-#     traced further into ib_cm/rdma_rxe): a CM message sent
-#     while the link is down (ib_srp's DREQ from a reconnect attempt made
-#     then, or the target's DREQ when a response it sends in that window
-#     fails) leaves the next logins on rxe0 unanswered: ib_srp's reconnect
-#     then waits out the CM's REQ retries (~100 s) holding its remote
-#     port's mutex, and the kernel reports its fast_io_fail work as a hung
-#     task. Hence the late first reconnect and the light load: with QD 32
-#     a response is usually in flight when the link drops.
+#     A CM message sent while the link is down is a MAD rxe cannot route,
+#     and rxe puts QP1 in the error state for good (case 51): no later
+#     login on rxe0 is answered, ib_srp's reconnect waits out the CM's REQ
+#     retries (~100 s) holding its remote port's mutex, and the kernel
+#     reports its fast_io_fail work as a hung task. The target's DREQ (a
+#     response it sends in that window fails and closes the channel) waits
+#     for the port since 2026-12-02 (Channel::await_port_for_disconnect;
+#     before that, CI hit it on 6.12). ib_srp's own DREQ, from a reconnect
+#     attempt while the link is down, is out of our hands: hence the late
+#     first reconnect.
 # (b) `rdma link delete rxe0` under fio (QD 32, two channels): both ib_srp and the target lose the
 #     device. ib_srp removes its SCSI host and fio fails with ENODEV (or EIO)
 #     within seconds; the removal finishes in bounded time; the target
