@@ -142,6 +142,8 @@ tools:
 		$(PROJECT)/tests/tools/srp_initiator.c $(initiator_objs) -lrdmacm -libverbs
 	gcc -O2 -Wall -Wextra -Werror -pthread -o $(PROJECT)/build/tools/login_fuzz \
 		$(PROJECT)/tests/tools/login_fuzz.c $(initiator_objs) -lrdmacm -libverbs
+	gcc -O2 -Wall -Wextra -Werror -o $(PROJECT)/build/tools/dm_query \
+		$(PROJECT)/tests/tools/dm_query.c -libumad
 	@# srpt_test_ibcm.ko, the IB/CM initiator (tests/tools/ibcm), one per
 	@# kernel in build/tools/<abi>/ (the guest looks under its uname -r):
 	@# Kbuild writes next to its sources, so it builds from a copy.

@@ -61,9 +61,10 @@ pkgs_vm() {
 	# apt/dpkg tools are on every Debian system: apt-get download, dpkg-deb.
 	echo qemu-system-x86 busybox-static kmod cpio iproute2 rdma-core \
 		targetcli-fb dbus fio sg3-utils coreutils util-linux procps \
-		librdmacm-dev libibverbs-dev ibverbs-providers gcc
+		librdmacm-dev libibverbs-dev ibverbs-providers libibumad-dev gcc
 	# (librdmacm-dev, libibverbs-dev: tests/tools/srp_login, a raw SRP login
-	# over RDMA/CM built on the host and run in the guest)
+	# over RDMA/CM built on the host and run in the guest; libibumad-dev:
+	# tests/tools/dm_query, a Device Management query through ib_umad)
 	# The self-test module and the module under test are built on the host.
 	pkgs_build
 }

@@ -8,6 +8,7 @@
 #include <srpt/abi/queue.h>
 #include <srpt/abi/session.h>
 #include <srpt/abi/device.h>
+#include <srpt/abi/dm.h>
 #include <srpt/abi/fabric.h>
 #include <srpt/abi/log.h>
 #include <srpt/core/abi_handle.h>
@@ -54,6 +55,10 @@ srpt::Channel& srpt::from_abi(srpt_core_chan* ch) { return *reinterpret_cast<Cha
 srpt::Command& srpt::from_abi(srpt_core_cmd* cmd) { return *reinterpret_cast<Command*>(cmd); }
 srpt_core_chan* srpt::to_abi(Channel& ch) { return reinterpret_cast<srpt_core_chan*>(&ch); }
 srpt_core_cmd* srpt::to_abi(Command& cmd) { return reinterpret_cast<srpt_core_cmd*>(&cmd); }
+// SAFETY: the device handle a DM agent gives back is the one add_device()
+// passed when it made the agent; remove_device() destroys every agent
+// (waiting for its handlers) before the Device.
+srpt_core_device* srpt::to_abi(Device& dev) { return reinterpret_cast<srpt_core_device*>(&dev); }
 
 extern "C" {
 
@@ -87,6 +92,15 @@ int srpt_core_device_add(srpt_k_device* kdev, const srpt_device_desc* desc,
 
 void srpt_core_device_remove(srpt_core_device* dev) noexcept {
   g_target->remove_device(from_abi(dev));
+}
+
+void srpt_core_dm_answer(srpt_core_device* dev, uint32_t port_num, const void* req,
+                         void* rsp) noexcept {
+  // SAFETY: the shim passes two SRPT_DM_MAD_SIZE-byte MADs (abi/dm.h);
+  // dm::Mad is that many bytes of alignment 1.
+  static_assert(sizeof(srpt::dm::Mad) == SRPT_DM_MAD_SIZE && alignof(srpt::dm::Mad) == 1);
+  g_target->dm_answer(*from_abi(dev), port_num, *static_cast<const srpt::dm::Mad*>(req),
+                      static_cast<srpt::dm::Mad*>(rsp));
 }
 
 int srpt_core_tport_make(const char* name, srpt_core_tport** out) noexcept {

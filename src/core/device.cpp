@@ -13,6 +13,10 @@ Result<Own<Device>> Device::create(srpt_k_device* kdev,
   if (!dev->name_.assign(name)) return Error::NameTooLong;
   dev->kdev_ = kdev;
   dev->node_guid_ = desc.node_guid;
+  dev->vendor_id_ = desc.vendor_id;
+  dev->vendor_part_id_ = desc.vendor_part_id;
+  dev->hw_ver_ = desc.hw_ver;
+  dev->max_qp_wr_ = desc.max_qp_wr;
 
   for (u32 i = 0; i < desc.port_count; i++) {
     Result<RefPtr<Port>> port = Port::create(name, desc.ports[i]);

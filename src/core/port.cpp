@@ -16,6 +16,7 @@ Result<RefPtr<Port>> Port::create(StringView device_name,
   for (usize i = 0; i < sizeof(port->gid0_.raw); i++)
     port->gid0_.raw[i] = desc.gid0[i];
   port->link_layer_ = static_cast<srpt_link_layer>(desc.link_layer);
+  port->iwarp_ = desc.iwarp != 0;
   port->guid_name_ = format_guid_name(port->gid0_.interface_id());
   port->gid_name_ = format_gid_name(port->gid0_);
   return move(port);

@@ -3,6 +3,7 @@
 
 #include <srpt/abi/log.h>
 #include <srpt/abi/session.h>
+#include <srpt/core/abi_handle.h>
 #include <srpt/core/kstrto.h>
 #include <srpt/rt/assert.h>
 
@@ -111,9 +112,43 @@ Result<Device*> Target::add_device(srpt_k_device* kdev,
              "%s: no IB/CM listener (error %d); logins through RDMA/CM only\n",
              dev->name(), ret);
   }
+  // A Device Management agent on every port that is not iWARP (RoCE
+  // included, as in-tree), so that srp_daemon and ibsrpdm find the target.
+  // A port that refuses it (SR-IOV virtual functions do) is still served.
   Device* raw = move(dev).release();
+  for (Port& p : raw->ports()) {
+    if (p.iwarp()) continue;
+    ret = srpt_k_dm_agent_create(kdev, p.port_num(), to_abi(*raw), &p.dm_agent);
+    if (ret) {
+      p.dm_agent = nullptr;
+      srpt_log(SRPT_LOG_WARNING,
+               "%s port %u: no device management agent (error %d); "
+               "srp_daemon will not find this port\n",
+               raw->name(), p.port_num(), ret);
+    }
+  }
   devices_.push_back(*raw);
   return raw;
+}
+
+void Target::dm_answer(Device& dev, u32 port_num, const dm::Mad& req, dm::Mad* rsp) {
+  constexpr u32 kMaxRqSize = 128;  // in-tree's send queue depth without SRQ
+  dm::IocFacts f{};
+  {
+    MutexGuard guard(lock_);
+    Port* p = dev.port(port_num);
+    f.service_guid = params_.service_guid;
+    f.vendor_id = dev.vendor_id();
+    f.vendor_part_id = dev.vendor_part_id();
+    f.hw_ver = dev.hw_ver();
+    f.send_size = params_.max_req_size;
+    const bool srq = p != nullptr && p->attributes().use_srq;
+    f.send_queue_depth = srq ? params_.srq_size
+                             : (dev.max_qp_wr() < kMaxRqSize ? dev.max_qp_wr() : kMaxRqSize);
+    f.max_rdma_size = p != nullptr ? p->attributes().max_rdma_size
+                                   : PortAttributes::kDefaultMaxRdmaSize;
+  }
+  dm::answer(req, f, rsp);
 }
 
 void Target::remove_device(Device* dev) {
@@ -140,6 +175,9 @@ void Target::remove_device(Device* dev) {
   //    its running REQ callbacks, which may wait for a port's login lock
   //    (issue 13, defect 3: RegistryTest.DeviceRemovalDestroysTheListener...).
   if (dev->ib_listener != nullptr) srpt_k_listener_destroy(exchange(dev->ib_listener, nullptr));
+  //    The DM agents likewise: destroying one waits for its handlers,
+  //    which take the Target's lock (dm_answer).
+  for (Port& p : dev->ports()) srpt_k_dm_agent_destroy(exchange(p.dm_agent, nullptr));
   // 3. Port by port, under its login lock: logins still in flight there
   //    (RDMA/CM ones, whose listener is not the device's) end first, and a
   //    use_srq write on the port, which uses the device, is done. Any that

@@ -102,6 +102,7 @@ static int srpt_ib_add_one(struct ib_device *device)
 	rdma_for_each_port(device, port) {
 		ports[i].port_num = port;
 		ports[i].link_layer = srpt_link_layer_of(device, port);
+		ports[i].iwarp = rdma_protocol_iwarp(device, port);
 		if (!rdma_query_gid(device, port, 0, &gid)) {
 			memcpy(ports[i].gid0, gid.raw, sizeof(ports[i].gid0));
 			ports[i].gid0_valid = 1;
@@ -113,6 +114,10 @@ static int srpt_ib_add_one(struct ib_device *device)
 	desc.node_guid = be64_to_cpu(device->node_guid);
 	desc.port_count = i;
 	desc.ports = ports;
+	desc.vendor_id = device->attrs.vendor_id;
+	desc.vendor_part_id = device->attrs.vendor_part_id;
+	desc.hw_ver = device->attrs.hw_ver;
+	desc.max_qp_wr = device->attrs.max_qp_wr;
 
 	/*
 	 * Published before the core hears of the device, so that connection

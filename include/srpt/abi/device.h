@@ -25,6 +25,7 @@ struct srpt_port_desc {
 	uint8_t gid0[16];		/* GID index 0, network byte order */
 	uint8_t gid0_valid;		/* 0 when the GID query failed */
 	uint8_t link_layer;		/* enum srpt_link_layer */
+	uint8_t iwarp;			/* the port speaks iWARP (no MADs) */
 };
 
 struct srpt_device_desc {
@@ -32,6 +33,11 @@ struct srpt_device_desc {
 	uint64_t node_guid;		/* host byte order */
 	uint32_t port_count;
 	const struct srpt_port_desc *ports;
+	/* The device's attributes, for the DM agent's IOControllerProfile. */
+	uint32_t vendor_id;
+	uint32_t vendor_part_id;
+	uint32_t hw_ver;
+	uint32_t max_qp_wr;
 };
 
 struct srpt_k_device;			/* the shim's handle: struct ib_device */

@@ -9,11 +9,17 @@
 
 #include <srpt/abi/cm.h>
 #include <srpt/abi/cmd.h>
+#include <srpt/abi/device.h>
 
 namespace srpt {
 
 class Channel;
 class Command;
+class Device;
+
+// The handle of a device the shim stores for the DM agents of its ports
+// (srpt_k_dm_agent_create) and gives back in srpt_core_dm_answer().
+srpt_core_device* to_abi(Device& dev);
 
 // The handle the shim stores as the context of the channel's cm_id, QP
 // and session (and gives back in their callbacks).

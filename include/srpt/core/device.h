@@ -28,6 +28,11 @@ class Device : Pinned {
   srpt_k_device* kdev() const { return kdev_; }
   const char* name() const { return name_.c_str(); }
   u64 node_guid() const { return node_guid_; }
+  // Its attributes, as srpt_device_desc gave them.
+  u32 vendor_id() const { return vendor_id_; }
+  u32 vendor_part_id() const { return vendor_part_id_; }
+  u32 hw_ver() const { return hw_ver_; }
+  u32 max_qp_wr() const { return max_qp_wr_; }
   List<Port, &Port::device_node>& ports() { return ports_; }
   Port* port(u32 port_num);
 
@@ -65,6 +70,10 @@ class Device : Pinned {
   srpt_k_device* kdev_ = nullptr;
   FixedString<64> name_;
   u64 node_guid_ = 0;
+  u32 vendor_id_ = 0;
+  u32 vendor_part_id_ = 0;
+  u32 hw_ver_ = 0;
+  u32 max_qp_wr_ = 0;
   // Each listed port carries one reference owned by this device.
   List<Port, &Port::device_node> ports_;
 };

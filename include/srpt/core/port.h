@@ -14,6 +14,7 @@
 #pragma once
 
 #include <srpt/abi/device.h>
+#include <srpt/abi/dm.h>
 #include <srpt/core/port_name.h>
 #include <srpt/rt/list.h>
 #include <srpt/rt/lock.h>
@@ -51,6 +52,7 @@ class Port : public RefCounted<Port> {
   u32 port_num() const { return port_num_; }
   const Gid& gid0() const { return gid0_; }
   srpt_link_layer link_layer() const { return link_layer_; }
+  bool iwarp() const { return iwarp_; }
   const char* device_name() const { return device_name_.c_str(); }
   const PortName& guid_name() const { return guid_name_; }
   const PortName& gid_name() const { return gid_name_; }
@@ -67,6 +69,11 @@ class Port : public RefCounted<Port> {
   void set_tport(PortNameForm form, TargetPort* t) { tports_[static_cast<int>(form)] = t; }
   PortAttributes& attributes() { return attrs_; }
 
+  // The port's Device Management agent, or nullptr (iWARP, or the port
+  // refused it). Made when the device is added, destroyed when it is
+  // removed, by the Target, outside its lock (dm.h).
+  srpt_k_dm_agent* dm_agent = nullptr;
+
   // On the owning Device's list.
   ListNode device_node;
 
@@ -79,6 +86,7 @@ class Port : public RefCounted<Port> {
   u32 port_num_ = 0;
   Gid gid0_{};
   srpt_link_layer link_layer_ = SRPT_LINK_UNSPECIFIED;
+  bool iwarp_ = false;
   FixedString<64> device_name_;
   PortName guid_name_;
   PortName gid_name_;

@@ -31,6 +31,8 @@
 // work takes lock_ to unlink the channel.
 #pragma once
 
+#include <srpt/core/dm_agent.h>
+
 #include <srpt/abi/cm.h>
 #include <srpt/abi/device.h>
 #include <srpt/abi/fabric.h>
@@ -59,6 +61,9 @@ class Target : Pinned {
   // ib_client add/remove.
   Result<Device*> add_device(srpt_k_device* kdev, const srpt_device_desc& desc);
   void remove_device(Device* dev);
+  // The DM agent of (dev, port_num) received *req: *rsp answers it
+  // (dm_agent.h). Process context; takes the Target's lock.
+  void dm_answer(Device& dev, u32 port_num, const dm::Mad& req, dm::Mad* rsp);
 
   // configfs: target port directories.
   Result<TargetPort*> make_tport(StringView name);

@@ -6,7 +6,7 @@ namespace fake {
 std::vector<std::string> leaks() {
   std::vector<std::string> out;
   for (auto part : {cm_leaks(), queue_leaks(), cmd_leaks(), session_leaks(),
-                    work_leaks(), completion_leaks()})
+                    work_leaks(), completion_leaks(), dm_leaks()})
     out.insert(out.end(), part.begin(), part.end());
   if (live_spinlocks() != 0)
     out.push_back(std::to_string(live_spinlocks()) +
@@ -33,6 +33,7 @@ void reset() {
   reset_work();
   reset_completion();
   reset_port();
+  reset_dm();
 }
 
 }  // namespace fake

@@ -12,6 +12,7 @@
 #include "bug.h"
 #include "cm.h"
 #include "cmd.h"
+#include "dm.h"
 #include "completion.h"
 #include "fault.h"
 #include "lock.h"

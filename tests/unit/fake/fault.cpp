@@ -91,6 +91,7 @@ const char* call_name(Call c) {
     case Call::CmdSubmitTmf: return "srpt_k_cmd_submit_tmf";
     case Call::SrqCreate: return "srpt_k_srq_create";
     case Call::SrqPostRecv: return "srpt_k_srq_post_recv";
+    case Call::DmAgentCreate: return "srpt_k_dm_agent_create";
     case Call::Count: break;
   }
   return "?";

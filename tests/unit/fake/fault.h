@@ -61,6 +61,7 @@ enum class Call {
   CmdSubmitTmf,
   SrqCreate,
   SrqPostRecv,
+  DmAgentCreate,
   Count
 };
 const char* call_name(Call c);

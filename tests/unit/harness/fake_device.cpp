@@ -32,11 +32,21 @@ FakeDevice& FakeDevice::AddPortWithoutGid() {
   return *this;
 }
 
+FakeDevice& FakeDevice::AddIwarpPort(const GidBytes& gid) {
+  AddPort(gid, SRPT_LINK_ETHERNET);
+  ports_.back().iwarp = 1;
+  return *this;
+}
+
 srpt_device_desc FakeDevice::desc() const {
   srpt_device_desc d{};
   d.name = name_.c_str();
   d.node_guid = node_guid_;
   d.port_count = static_cast<uint32_t>(ports_.size());
   d.ports = ports_.empty() ? nullptr : ports_.data();
+  d.vendor_id = kFakeVendorId;
+  d.vendor_part_id = kFakeVendorPartId;
+  d.hw_ver = kFakeHwVer;
+  d.max_qp_wr = max_qp_wr_;
   return d;
 }

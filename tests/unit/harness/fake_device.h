@@ -24,6 +24,13 @@ class FakeDevice {
                       srpt_link_layer link = SRPT_LINK_INFINIBAND);
   // Adds a port whose GID query failed.
   FakeDevice& AddPortWithoutGid();
+  // Adds an iWARP port (Ethernet link layer, no MADs).
+  FakeDevice& AddIwarpPort(const GidBytes& gid);
+  // The device attributes desc() reports (defaults: an mlx5 HCA's).
+  FakeDevice& SetMaxQpWr(uint32_t n) {
+    max_qp_wr_ = n;
+    return *this;
+  }
 
   // Valid while this object lives and no port is added.
   srpt_device_desc desc() const;
@@ -34,4 +41,9 @@ class FakeDevice {
   std::string name_;
   uint64_t node_guid_;
   std::vector<srpt_port_desc> ports_;
+  uint32_t max_qp_wr_ = 32768;
 };
+
+inline constexpr uint32_t kFakeVendorId = 0x0002c9;
+inline constexpr uint32_t kFakeVendorPartId = 0x1017;
+inline constexpr uint32_t kFakeHwVer = 0x0;
