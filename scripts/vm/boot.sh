@@ -11,7 +11,8 @@
 # qemu.log (QEMU's own stderr), guest.log (job output), job.status (job's exit
 # status, written by the guest's init; missing = the guest died or hung).
 #
-# Exit status: the job's status; 124 if the guest hit the timeout (QEMU is
+# Exit status: the job's status; 124 if the guest hit the timeout, or did
+# not start its job within SRPT_VM_BOOT_TIMEOUT seconds (default 900; QEMU is
 # killed by PID); 125 if the guest stopped without finishing the job (crash).
 #
 # No KVM (nested virtualisation is absent here): TCG with -cpu max.  No NIC:
@@ -90,9 +91,23 @@ if [ "$follow" = 1 ]; then
 fi
 
 deadline=$(($(date +%s) + timeout))
+# A kernel that never reaches the job (an early-boot hang or a report loop:
+# the debug kernel once hit a KASAN report storm in identify_cpu under
+# heavy host load) is stopped long before the run's own timeout.
+boot_timeout=${SRPT_VM_BOOT_TIMEOUT:-900}
+boot_deadline=$(($(date +%s) + boot_timeout))
 timed_out=0
 while kill -0 "$qpid" 2>/dev/null; do
-	if [ "$(date +%s)" -ge "$deadline" ]; then
+	now=$(date +%s)
+	if [ ! -e "$out/guest.log" ] && [ "$now" -ge "$boot_deadline" ]; then
+		timed_out=1
+		vm_log "guest did not start its job within ${boot_timeout}s (SRPT_VM_BOOT_TIMEOUT); killing QEMU (pid $qpid); see $out/console.log"
+		kill "$qpid" 2>/dev/null || true
+		sleep 2
+		kill -9 "$qpid" 2>/dev/null || true
+		break
+	fi
+	if [ "$now" -ge "$deadline" ]; then
 		timed_out=1
 		vm_log "guest timed out after ${timeout}s; killing QEMU (pid $qpid)"
 		kill "$qpid" 2>/dev/null || true

@@ -238,6 +238,8 @@ secs=$(echo "$t0 $(date +%s.%N)" | awk '{printf "%.1f", $2 - $1}')
 # Cases the guest never reported (it crashed or hung) fail.
 why="guest stopped before reporting it"
 [ "$boot_rc" != 124 ] || why="guest timed out (${timeout}s) before finishing it"
+[ "$boot_rc" != 124 ] || [ -e "$out/guest.log" ] ||
+	why="guest did not start its job within ${SRPT_VM_BOOT_TIMEOUT:-900}s (see console.log)"
 [ ! -s "$out/results.aborted" ] || why="not run: $(cat "$out/results.aborted")"
 i=$seen
 while [ "$i" -lt "$n" ]; do
@@ -251,7 +253,8 @@ if [ -f "$out/results.done" ] && [ "$boot_rc" = 0 ]; then
 	report $((n + 1)) ok "guest ran all cases and powered off" ""
 else
 	case $boot_rc in
-	124) r="guest timed out after ${timeout}s and was killed" ;;
+	124) r="guest timed out after ${timeout}s and was killed"
+	     [ -e "$out/guest.log" ] || r="guest did not start its job within ${SRPT_VM_BOOT_TIMEOUT:-900}s and was killed" ;;
 	125) r="guest died (crash, panic or reboot) before finishing" ;;
 	*) r="guest job ended with status $boot_rc"
 	   [ ! -s "$out/results.aborted" ] || r="$r: $(cat "$out/results.aborted")" ;;
