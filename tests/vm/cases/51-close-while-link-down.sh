@@ -23,26 +23,29 @@ tpg=$SRPT_CFS/$(port_guid_name)/tpgt_1
 fault_warm_up
 
 port_state() { cat "/sys/class/infiniband/$RXE/ports/1/state"; }
+# wait_port STATE: until rxe0 port 1 is in STATE (DOWN, ACTIVE), 10 s at most.
+wait_port() {
+	local i
+	for i in $(seq 100); do
+		case $(port_state) in *"$1"*) return 0 ;; esac
+		sleep 0.1
+	done
+	fail "port not $1 after 10 s: $(port_state)"
+}
 
 "$FAULT_TOOL" "$VETH0_IP" "$SRP_PORT" "$FAULT_IID" "$FAULT_GUID" multi 15 >/tmp/hold.out 2>&1 &
 hold=$!
 srp_wait_channels 1
 kmsg_mark "51 down"
 run ip link set "$VETH0" down
-for i in $(seq 50); do
-	case $(port_state) in *DOWN*) break ;; esac
-	sleep 0.1
-done
+wait_port DOWN
 log "link down: port $(port_state)"
 s=$SECONDS
 sh -c "echo 0 > $tpg/enable" &
 dis=$!
 sleep 2
 run ip link set "$VETH0" up
-for i in $(seq 100); do
-	case $(port_state) in *ACTIVE*) break ;; esac
-	sleep 0.1
-done
+wait_port ACTIVE
 log "link up: port $(port_state) after $((SECONDS - s)) s"
 wait "$dis" || fail "disabling the TPG failed"
 log "TPG disabled after $((SECONDS - s)) s"
