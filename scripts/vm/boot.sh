@@ -97,22 +97,22 @@ deadline=$(($(date +%s) + timeout))
 boot_timeout=${SRPT_VM_BOOT_TIMEOUT:-900}
 boot_deadline=$(($(date +%s) + boot_timeout))
 timed_out=0
+# stop_qemu WHY: the guest ran out of time; QEMU is killed by its PID.
+stop_qemu() {
+	timed_out=1
+	vm_log "$1; killing QEMU (pid $qpid)"
+	kill "$qpid" 2>/dev/null || true
+	sleep 2
+	kill -9 "$qpid" 2>/dev/null || true
+}
 while kill -0 "$qpid" 2>/dev/null; do
 	now=$(date +%s)
 	if [ ! -e "$out/guest.log" ] && [ "$now" -ge "$boot_deadline" ]; then
-		timed_out=1
-		vm_log "guest did not start its job within ${boot_timeout}s (SRPT_VM_BOOT_TIMEOUT); killing QEMU (pid $qpid); see $out/console.log"
-		kill "$qpid" 2>/dev/null || true
-		sleep 2
-		kill -9 "$qpid" 2>/dev/null || true
+		stop_qemu "guest did not start its job within ${boot_timeout}s (SRPT_VM_BOOT_TIMEOUT); see $out/console.log"
 		break
 	fi
 	if [ "$now" -ge "$deadline" ]; then
-		timed_out=1
-		vm_log "guest timed out after ${timeout}s; killing QEMU (pid $qpid)"
-		kill "$qpid" 2>/dev/null || true
-		sleep 2
-		kill -9 "$qpid" 2>/dev/null || true
+		stop_qemu "guest timed out after ${timeout}s"
 		break
 	fi
 	sleep 0.5
