@@ -189,6 +189,10 @@ void srpt_core_send_done(srpt_core_chan* ch, uint32_t index, int ok) noexcept {
   srpt::from_abi(ch).on_send(index, ok != 0);
 }
 
+void srpt_core_qp_event(srpt_core_chan* ch, srpt_qp_event ev, const char* name) noexcept {
+  srpt::from_abi(ch).on_qp_event(ev, name);
+}
+
 void srpt_core_session_close(srpt_core_chan* ch) noexcept {
   srpt::from_abi(ch).close(srpt::CloseReason::SessionClosed);
 }

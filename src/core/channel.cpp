@@ -387,6 +387,27 @@ bool Channel::log_admit() {
          cfg_.target->log_limit().admit(cfg_.names.short_name.view());
 }
 
+// Fatal QP events (IBA 11.6.3.1: the QP is in the error state, or its
+// path is gone) end the channel, logged with the event, as the in-tree
+// driver does not; the initiator then logs in again. Other events are only
+// logged: nothing the target does depends on them.
+void Channel::on_qp_event(srpt_qp_event ev, const char* name) {
+  switch (ev) {
+    case SRPT_QP_EV_FATAL:
+    case SRPT_QP_EV_REQ_ERR:
+    case SRPT_QP_EV_ACCESS_ERR:
+    case SRPT_QP_EV_PATH_MIG_ERR:
+      srpt_log(SRPT_LOG_WARNING, "channel %s: QP event \"%s\"; closing the channel\n",
+               sess_name_.c_str(), name);
+      close(CloseReason::QpFatal);
+      return;
+    case SRPT_QP_EV_OTHER:
+      break;
+  }
+  if (log_admit())
+    srpt_log(SRPT_LOG_INFO, "channel %s: QP event \"%s\"\n", sess_name_.c_str(), name);
+}
+
 void Channel::destroy_cm() {
   cm_.destroy();
   if (cfg_.target != nullptr) cfg_.target->counters().cm_destroyed();

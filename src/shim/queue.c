@@ -62,8 +62,26 @@ static u32 srpt_k_rw_factor(struct ib_device *ib_dev, u32 port_num)
  */
 #define SRPT_K_LAST_WQE_TIMEOUT	(2 * HZ)
 
+static enum srpt_qp_event srpt_k_qp_event_kind(enum ib_event_type type)
+{
+	switch (type) {
+	case IB_EVENT_QP_FATAL:
+		return SRPT_QP_EV_FATAL;
+	case IB_EVENT_QP_REQ_ERR:
+		return SRPT_QP_EV_REQ_ERR;
+	case IB_EVENT_QP_ACCESS_ERR:
+		return SRPT_QP_EV_ACCESS_ERR;
+	case IB_EVENT_PATH_MIG_ERR:
+		return SRPT_QP_EV_PATH_MIG_ERR;
+	default:
+		return SRPT_QP_EV_OTHER;
+	}
+}
+
 /*
- * QP events, in the driver's event context (may be atomic): communication
+ * QP events, in the driver's event context (may be atomic): every other
+ * event goes to the core (SAFETY: the QP, and so this handler, goes before
+ * the channel that is its context), and communication
  * established, for a request that arrives before the RTU (both notify calls
  * only take spinlocks and queue work), and Last WQE Reached, which
  * srpt_k_qp_destroy() waits for.
@@ -78,8 +96,11 @@ static void srpt_k_qp_event(struct ib_event *event, void *ptr)
 		complete(&qp->last_wqe);
 		return;
 	}
-	if (event->event != IB_EVENT_COMM_EST)
+	if (event->event != IB_EVENT_COMM_EST) {
+		srpt_core_qp_event(qp->ctx, srpt_k_qp_event_kind(event->event),
+				   ib_event_msg(event->event));
 		return;
+	}
 	if (qp->kind == SRPT_CM_RDMA) {
 		/* SAFETY: an RDMA/CM QP is destroyed before its cm id (queue.h). */
 		rdma_notify(qp->cm.rdma, event->event);

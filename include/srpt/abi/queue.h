@@ -102,6 +102,22 @@ struct srpt_k_ring *srpt_k_srq_ring(struct srpt_k_srq *srq) SRPT_NOEXCEPT;
 int srpt_k_srq_post_recv(struct srpt_k_srq *srq, uint32_t index) SRPT_NOEXCEPT;
 void srpt_k_srq_destroy(struct srpt_k_srq *srq) SRPT_NOEXCEPT;
 
+/*
+ * Asynchronous QP events other than those the shim handles itself
+ * (communication established, Last WQE Reached), as the core tells them
+ * apart; `name` is the kernel's text for the event (ib_event_msg()).
+ */
+enum srpt_qp_event {
+	SRPT_QP_EV_FATAL = 1,		/* IB_EVENT_QP_FATAL */
+	SRPT_QP_EV_REQ_ERR = 2,		/* IB_EVENT_QP_REQ_ERR */
+	SRPT_QP_EV_ACCESS_ERR = 3,	/* IB_EVENT_QP_ACCESS_ERR */
+	SRPT_QP_EV_PATH_MIG_ERR = 4,	/* IB_EVENT_PATH_MIG_ERR */
+	SRPT_QP_EV_OTHER = 5,		/* any other QP event */
+};
+/* From the QP's event handler: any context, atomic included. */
+void srpt_core_qp_event(struct srpt_core_chan *ch, enum srpt_qp_event ev,
+			const char *name) SRPT_NOEXCEPT;
+
 /* ok: 1 on success, 0 on error or flush. byte_len only when ok. */
 void srpt_core_recv_done(struct srpt_core_chan *ch, uint32_t index,
 			 uint32_t byte_len, int ok) SRPT_NOEXCEPT;

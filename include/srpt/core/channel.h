@@ -126,6 +126,8 @@ class Channel : public RefCounted<Channel> {
   void on_cm_event(srpt_cm_event ev);
   void on_recv(u32 index, u32 len, bool ok);
   void on_send(u32 index, bool ok);
+  // An asynchronous QP event (abi/queue.h); any context.
+  void on_qp_event(srpt_qp_event ev, const char* name);
   int on_write_pending(Command& c);
   // wc_status: the ib_wc_status of the reads' completion (SRPT_WC_SUCCESS).
   void on_rdma_done(Command& c, int wc_status);

@@ -690,6 +690,32 @@ TEST_F(ChannelTest, DeviceRemovalDoesNotWaitForAPortThatIsDown) {
   ExpectAllChannelsReleased();
 }
 
+TEST_F(ChannelTest, AFatalQpEventClosesTheChannel) {
+  for (srpt_qp_event ev : {SRPT_QP_EV_FATAL, SRPT_QP_EV_REQ_ERR, SRPT_QP_EV_ACCESS_ERR,
+                           SRPT_QP_EV_PATH_MIG_ERR}) {
+    SCOPED_TRACE(static_cast<int>(ev));
+    fake::reset_log();
+    const Outcome o = LiveChannel(SRPT_CM_IB);
+    fake::qp_event(Qp(o), ev, "local work queue catastrophic error");
+    EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+    RunWorks();
+    ExpectReleasedByChannel(o);
+    EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING,
+                             "QP event \"local work queue catastrophic error\"; closing"))
+        << fake::log_dump();
+    EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "closing: fatal QP event")) << fake::log_dump();
+  }
+  ExpectAllChannelsReleased();
+}
+
+TEST_F(ChannelTest, OtherQpEventsAreOnlyLogged) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  fake::qp_event(Qp(o), SRPT_QP_EV_OTHER, "SQ drained");
+  EXPECT_EQ(Channel::State::Live, Snap(o).state);
+  EXPECT_EQ(0u, fake::queued_works());
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "QP event \"SQ drained\"")) << fake::log_dump();
+}
+
 TEST_F(ChannelTest, CommandsInFlightAreFinishedByTheRelease) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
   for (uint64_t t = 0; t < 3; t++) {

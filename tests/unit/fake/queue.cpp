@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "queue.h"
 
+#include <srpt/abi/lock.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -91,6 +93,17 @@ void deliver_recv_done(srpt_k_qp* qp, PostedRecv r, uint32_t len, bool ok) {
 }
 
 }  // namespace
+
+void qp_event(srpt_k_qp* qp, srpt_qp_event ev, const char* name) {
+  if (!live_qp(qp, "qp_event")) return;
+  trace("qp_event", qp, ev);
+  OtherThread event_thread;
+  srpt_spinlock* atomic = srpt_spinlock_create(SRPT_LOCK_TEST);
+  srpt_spin_lock_irqsave(atomic);
+  srpt_core_qp_event(qp->params.ctx, ev, name);
+  srpt_spin_unlock_irqrestore(atomic);
+  srpt_spinlock_destroy(atomic);
+}
 
 size_t live_qps() { return state().qps.size(); }
 size_t live_rings() { return state().rings.size(); }

@@ -133,6 +133,10 @@ uint32_t complete_late_recv(srpt_k_qp* qp, bool ok = true);
 uint32_t complete_send(srpt_k_qp* qp, size_t n = 0, bool ok = true);
 // The same, with the completion's ib_wc_status.
 uint32_t complete_send_status(srpt_k_qp* qp, size_t n, int wc_status);
+// An asynchronous event of `qp`, as the device's event handler delivers it:
+// on another thread, in atomic context (a spinlock is held around it, so
+// anything that sleeps is a violation).
+void qp_event(srpt_k_qp* qp, srpt_qp_event ev, const char* name);
 // Delivers one flush completion (oldest post first) of a QP in the error
 // state; false when there is nothing to flush.
 bool flush_one(srpt_k_qp* qp);
