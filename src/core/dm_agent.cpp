@@ -3,6 +3,7 @@
 #include <srpt/core/dm_agent.h>
 
 #include <srpt/rt/string.h>
+#include <srpt/rt/utility.h>
 
 namespace srpt::dm {
 namespace {
@@ -62,8 +63,7 @@ Status ioc_profile(u32 slot, const IocFacts& f, u8* data) {
   p->send_queue_depth.set(static_cast<u16>(f.send_queue_depth));
   p->rdma_read_depth = kRdmaReadDepth;
   p->send_size.set(f.send_size);
-  p->rdma_size.set(f.max_rdma_size < kMaxRdmaSizeReported ? f.max_rdma_size
-                                                          : kMaxRdmaSizeReported);
+  p->rdma_size.set(min(f.max_rdma_size, kMaxRdmaSizeReported));
   p->num_svc_entries = 1;
   p->op_cap_mask = kOpSendToIoc | kOpSendFromIoc | kOpRdmaReadFromIoc | kOpRdmaWriteFromIoc;
   copy_str(p->id_string, kIdString);
@@ -82,13 +82,10 @@ Status svc_entries(u32 attr_mod, const IocFacts& f, u8* data) {
   auto* e = reinterpret_cast<SvcEntries*>(data);
   SvcEntry& first = e->entries[0];
   first.id.set(f.service_guid);
-  char name[sizeof(kServiceNamePrefix) + 16];
-  usize n = 0;
-  for (; kServiceNamePrefix[n] != '\0'; n++) name[n] = kServiceNamePrefix[n];
-  for (int shift = 60; shift >= 0; shift -= 4)
-    name[n++] = hex_digit(static_cast<unsigned>(f.service_guid >> shift));
-  name[n] = '\0';
-  copy_str(first.name, name);
+  FixedString<sizeof(first.name)> name;  // "SRP.T10:" + 16 digits fit
+  (void)name.assign(StringView(kServiceNamePrefix));
+  (void)append_hex(name, f.service_guid, 16);
+  copy_str(first.name, name.c_str());
   return kStatusOk;
 }
 

@@ -19,11 +19,6 @@ bool parse_hex(StringView s, usize pos, usize digits, u64* out) {
   return true;
 }
 
-void append_hex(PortName& name, u64 v, int digits) {
-  for (int i = digits - 1; i >= 0; i--)
-    (void)name.push_back(hex_digit(static_cast<unsigned>(v >> (4 * i))));
-}
-
 // "xxxx:xxxx:xxxx:xxxx": 4 groups of exactly 4 hex digits.
 bool parse_guid_form(StringView s, u64* guid) {
   if (s.size() != 19) return false;
@@ -63,7 +58,7 @@ bool Gid::operator==(const Gid& o) const {
 PortName format_guid_name(u64 interface_id) {
   PortName name;
   for (int group = 3; group >= 0; group--) {
-    append_hex(name, interface_id >> (16 * group), 4);
+    (void)append_hex(name, interface_id >> (16 * group), 4);
     if (group) (void)name.push_back(':');
   }
   return name;
@@ -73,8 +68,8 @@ PortName format_gid_name(const Gid& gid) {
   PortName name;
   (void)name.push_back('0');
   (void)name.push_back('x');
-  append_hex(name, gid.subnet_prefix(), 16);
-  append_hex(name, gid.interface_id(), 16);
+  (void)append_hex(name, gid.subnet_prefix(), 16);
+  (void)append_hex(name, gid.interface_id(), 16);
   return name;
 }
 

@@ -143,8 +143,7 @@ void Target::dm_answer(Device& dev, u32 port_num, const dm::Mad& req, dm::Mad* r
     f.hw_ver = dev.hw_ver();
     f.send_size = params_.max_req_size;
     const bool srq = p != nullptr && p->attributes().use_srq;
-    f.send_queue_depth = srq ? params_.srq_size
-                             : (dev.max_qp_wr() < kMaxRqSize ? dev.max_qp_wr() : kMaxRqSize);
+    f.send_queue_depth = srq ? params_.srq_size : min(dev.max_qp_wr(), kMaxRqSize);
     f.max_rdma_size = p != nullptr ? p->attributes().max_rdma_size
                                    : PortAttributes::kDefaultMaxRdmaSize;
   }

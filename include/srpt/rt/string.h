@@ -97,4 +97,13 @@ class FixedString {
   usize len_ = 0;
 };
 
+// Appends the low `digits` hex digits of v, most significant first
+// (lowercase); false when the string is full.
+template <usize N>
+[[nodiscard]] constexpr bool append_hex(FixedString<N>& s, u64 v, int digits) {
+  for (int i = digits - 1; i >= 0; i--)
+    if (!s.push_back(hex_digit(static_cast<unsigned>(v >> (4 * i))))) return false;
+  return true;
+}
+
 }  // namespace srpt
