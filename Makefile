@@ -11,6 +11,7 @@
 #   make demo      boot a guest with the module and show what it serves
 #   make fuzz      host libFuzzer targets, FUZZ_SECONDS (default 300) each
 #   make fuzz-guest  the guest login fuzz campaign (cases 28 and 29, long)
+#   make threads   host tests on real threads under ThreadSanitizer
 #   make check-debug  every guest case on the project's debug kernel (KASAN,
 #                  lockdep, kmemleak...; built once per machine, ~1 h)
 #
@@ -36,7 +37,7 @@ kabi = $$($(PROJECT)/scripts/kernel/info.sh "$(KVER)" abi)
 # that build the module run it, not every make invocation.
 srpt_version = $(shell $(PROJECT)/scripts/install/version.sh)
 
-.PHONY: all module module-check install uninstall install-check deb deb-check module-fallback debug-kernel module-debug check-debug unit fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-kernels check-package check-long demo bench deps clean
+.PHONY: all module module-check install uninstall install-check deb deb-check module-fallback debug-kernel module-debug check-debug unit threads fuzz-check fuzz fuzz-guest tools vm-check vm-selftest check check-kernels check-package check-long demo bench deps clean
 
 all: module
 
@@ -117,6 +118,12 @@ module-fallback:
 unit:
 	$(PROJECT)/scripts/install-deps.sh unit
 	$(MAKE) -j$$(nproc) --no-print-directory -C $(PROJECT)/tests/unit run
+
+# The core's concurrent pieces on real threads, under ThreadSanitizer, and
+# the self-test that proves each of those tests can fail (tests/threads/).
+threads:
+	$(PROJECT)/scripts/install-deps.sh unit
+	$(MAKE) -j$$(nproc) --no-print-directory -C $(PROJECT)/tests/threads run
 
 # Host libFuzzer targets (tests/fuzz): replay the corpus and fuzz each target
 # for FUZZ_SECONDS; fuzz-check is the short run `make check` does (20 s each).
@@ -206,4 +213,5 @@ bench: module tools
 clean:
 	-$(kmake) $(PROJECT) clean
 	-$(MAKE) -C $(PROJECT)/tests/unit clean
+	-$(MAKE) -C $(PROJECT)/tests/threads clean
 	rm -rf $(PROJECT)/build

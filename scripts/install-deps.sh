@@ -40,8 +40,9 @@ pkgs_build() {
 	echo g++-12 gcc make libelf-dev bc
 }
 pkgs_unit() {
-	# clang: the thread-safety analysis of the lock annotations (tests/unit tsa)
-	echo libgtest-dev g++-12 g++ clang make
+	# clang: the thread-safety analysis of the lock annotations (tests/unit tsa);
+	# libtsan2: ThreadSanitizer's runtime (tests/threads)
+	echo libgtest-dev g++-12 g++ clang make libtsan2
 }
 pkgs_fuzz() {
 	# clang-14: the compiler; libclang-rt-14-dev: libFuzzer and the ASan/UBSan

@@ -18,9 +18,12 @@
 //
 // Names are kept as a 64-bit hash (FNV-1a): two names that collide share a
 // budget, which only merges their limits. Lock-free, from any context:
-// slots are claimed and intervals restarted with compare-and-swap, and a
-// race between two callers can only shift a count by a line, which is
-// bookkeeping, not a decision anything else depends on.
+// slots are claimed and intervals restarted with compare-and-swap, and every
+// shared field is accessed atomically (tests/threads: LogLimiterThreadsTest,
+// under ThreadSanitizer). A caller that counts a line while another resets
+// the slot's count has that line forgiven: bookkeeping, not a decision
+// anything else depends on. The threaded test holds an interval to twice the
+// limit above; it measured the limit exactly.
 #pragma once
 
 #include <srpt/rt/string.h>
