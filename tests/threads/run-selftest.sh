@@ -20,21 +20,15 @@ out=$2
 norand="setarch $(uname -m) -R"
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 
-log=$out/test.log
-status_file=$log.status
-{ $norand "$bin" 2>&1; echo $? >"$status_file"; } | tee "$log"
-status=$(cat "$status_file")
-rm -f "$status_file"
-ran=$(grep -c '^\[ RUN      \]' "$log")
-passed=$(grep -c '^\[       OK \]' "$log")
-failed=$((ran - passed))
-if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
-	echo "run-selftest: $bin exited with status $status after its tests"
-	failed=1
-fi
-if [ "$ran" -eq 0 ]; then
-	echo "run-selftest: no test ran"
-	failed=$((failed + 1))
+# Step 1 is tests/unit's runner (the same counting), run through setarch.
+summary=$("$(dirname "$0")/../unit/run-tests.sh" setarch "$out/test.log" "$(uname -m)" -R "$bin" |
+	tee /dev/stderr | tail -n 1)
+passed=$(echo "$summary" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+failed=$(echo "$summary" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+if [ -z "$passed" ] || [ "$passed" -eq 0 ]; then
+	echo "run-selftest: no test passed (last line: $summary)"
+	passed=${passed:-0}
+	failed=$((${failed:-0} + 1))
 fi
 
 # mode and the test it breaks
