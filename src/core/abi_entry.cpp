@@ -94,6 +94,11 @@ void srpt_core_device_remove(srpt_core_device* dev) noexcept {
   g_target->remove_device(from_abi(dev));
 }
 
+void srpt_core_port_event(srpt_core_device* dev, uint32_t port_num,
+                          srpt_port_event ev) noexcept {
+  g_target->port_event(*from_abi(dev), port_num, ev);
+}
+
 void srpt_core_dm_answer(srpt_core_device* dev, uint32_t port_num, const void* req,
                          void* rsp) noexcept {
   // SAFETY: the shim passes two SRPT_DM_MAD_SIZE-byte MADs (abi/dm.h);

@@ -17,9 +17,14 @@ Result<RefPtr<Port>> Port::create(StringView device_name,
     port->gid0_.raw[i] = desc.gid0[i];
   port->link_layer_ = static_cast<srpt_link_layer>(desc.link_layer);
   port->iwarp_ = desc.iwarp != 0;
-  port->guid_name_ = format_guid_name(port->gid0_.interface_id());
-  port->gid_name_ = format_gid_name(port->gid0_);
+  port->set_gid0(port->gid0_);
   return move(port);
+}
+
+void Port::set_gid0(const Gid& gid) {
+  gid0_ = gid;
+  guid_name_ = format_guid_name(gid0_.interface_id());
+  gid_name_ = format_gid_name(gid0_);
 }
 
 Port::~Port() {

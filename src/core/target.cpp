@@ -92,6 +92,13 @@ void Target::unregister_channel(Channel& ch) {
 Result<Device*> Target::add_device(srpt_k_device* kdev,
                                    const srpt_device_desc& desc) {
   Own<Device> dev = SRPT_TRY(Device::create(kdev, desc));
+  dev->target = this;
+  int ret = srpt_k_work_create(&Target::port_events_work_fn, dev.get(), &dev->event_work);
+  if (ret) {
+    dev->event_work = nullptr;
+    return Error::from_kernel(ret);
+  }
+  for (Port& p : dev->ports()) p.set_up(srpt_k_port_active(kdev, p.port_num()) != 0);
   MutexGuard guard(lock_);
   if (params_.service_guid == 0) {
     params_.service_guid = desc.node_guid;
@@ -105,7 +112,7 @@ Result<Device*> Target::add_device(srpt_k_device* kdev,
   }
   // IB/CM on every port, RoCE included (the in-tree driver serves IB/CM
   // only on InfiniBand link layers).
-  int ret = srpt_k_ib_listen(kdev, params_.service_guid, &dev->ib_listener);
+  ret = srpt_k_ib_listen(kdev, params_.service_guid, &dev->ib_listener);
   if (ret) {
     dev->ib_listener = nullptr;
     srpt_log(SRPT_LOG_WARNING,
@@ -129,6 +136,87 @@ Result<Device*> Target::add_device(srpt_k_device* kdev,
   }
   devices_.push_back(*raw);
   return raw;
+}
+
+void Target::port_event(Device& dev, u32 port_num, srpt_port_event ev) {
+  Port* p = dev.port(port_num);  // the device's port list is fixed
+  if (p == nullptr || ev >= SRPT_PORT_EVENT_COUNT) return;  // a port not served
+  p->note_event(ev);
+  srpt_k_work_queue(dev.event_work);
+}
+
+void Target::port_events_work_fn(void* arg) {
+  // SAFETY: the device outlives its event work: removal flushes the work
+  // before it destroys the device (remove_device, step 2).
+  Device& dev = *static_cast<Device*>(arg);
+  for (Port& p : dev.ports()) {
+    const u32 events = p.take_events();
+    if (events != 0) dev.target->refresh_port(dev, p, events);
+  }
+}
+
+void Target::refresh_port(Device& dev, Port& port, u32 events) {
+  constexpr u32 kReread = ((1u << SRPT_PORT_EVENT_COUNT) - 1) & ~(1u << SRPT_PORT_EVENT_ERR);
+  const bool reread = (events & kReread) != 0;
+  const bool active = srpt_k_port_active(dev.kdev(), port.port_num()) != 0;
+  Gid gid{};
+  const int gid_ret = reread ? srpt_k_port_gid0(dev.kdev(), port.port_num(), gid.raw) : 0;
+  bool make_agent = false;
+  {
+    MutexGuard guard(lock_);
+    if (!port.attached()) return;  // the device is being removed
+    if (active != port.up()) {
+      port.set_up(active);
+      srpt_log(SRPT_LOG_INFO, "%s port %u: %s\n", dev.name(), port.port_num(),
+               active ? "active" : "down");
+    }
+    // GID 0 is briefly absent while the RDMA core replaces it (a MAC
+    // change on RoCE deletes the old default GID, then adds the new one,
+    // each with its own GID_CHANGE event): noted once, not warned about.
+    if (reread && gid_ret != 0) {
+      if (!port.gid0_missing()) {
+        port.set_gid0_missing(true);
+        srpt_log(SRPT_LOG_INFO,
+                 "%s port %u: no GID 0 for now (error %d); target port names "
+                 "stay %s and %s until it is back\n",
+                 dev.name(), port.port_num(), gid_ret, port.guid_name().c_str(),
+                 port.gid_name().c_str());
+      }
+    } else if (reread && gid == port.gid0() && port.gid0_missing()) {
+      port.set_gid0_missing(false);
+      srpt_log(SRPT_LOG_INFO, "%s port %u: GID 0 back, unchanged\n", dev.name(),
+               port.port_num());
+    } else if (reread && gid != port.gid0()) {
+      port.set_gid0_missing(false);
+      const PortName old_guid = port.guid_name();
+      const PortName old_gid = port.gid_name();
+      port.set_gid0(gid);
+      srpt_log(SRPT_LOG_NOTICE,
+               "%s port %u: GID 0 changed; target port names now %s and %s "
+               "(were %s and %s)\n",
+               dev.name(), port.port_num(), port.guid_name().c_str(),
+               port.gid_name().c_str(), old_guid.c_str(), old_gid.c_str());
+      for (int f = 0; f < kPortNameFormCount; f++) {
+        if (TargetPort* t = port.tport(static_cast<PortNameForm>(f))) {
+          srpt_log(SRPT_LOG_NOTICE,
+                   "%s port %u: target port %s, made under the old name, "
+                   "still serves the port\n",
+                   dev.name(), port.port_num(), t->name().c_str());
+        }
+      }
+    }
+    make_agent = reread && !port.iwarp() && port.dm_agent == nullptr;
+  }
+  // A port that refused its DM agent (at add, or while it was down) gets
+  // one when it comes back, as the in-tree driver re-registers its agent on
+  // refresh. Outside the lock: the MAD layer's locks come before ours.
+  if (!make_agent) return;
+  srpt_k_dm_agent* agent = nullptr;
+  if (srpt_k_dm_agent_create(dev.kdev(), port.port_num(), to_abi(dev), &agent) != 0) return;
+  MutexGuard guard(lock_);
+  port.dm_agent = agent;
+  srpt_log(SRPT_LOG_INFO, "%s port %u: device management agent registered\n", dev.name(),
+           port.port_num());
 }
 
 void Target::dm_answer(Device& dev, u32 port_num, const dm::Mad& req, dm::Mad* rsp) {
@@ -170,7 +258,14 @@ void Target::remove_device(Device* dev) {
       }
     }
   }
-  // 2. The IB/CM listener, without any login lock: destroying it waits for
+  // 2. The ports' event work: the shim delivers no event any more (it
+  //    unregistered its handler before calling remove), and a refresh
+  //    queued before that runs now and finds the ports detached; one that
+  //    was already past that check has made its DM agent by the time the
+  //    flush returns, and the agents go below.
+  srpt_k_work_flush();
+  srpt_k_work_destroy(exchange(dev->event_work, nullptr));
+  //    The IB/CM listener, without any login lock: destroying it waits for
   //    its running REQ callbacks, which may wait for a port's login lock
   //    (issue 13, defect 3: RegistryTest.DeviceRemovalDestroysTheListener...).
   if (dev->ib_listener != nullptr) srpt_k_listener_destroy(exchange(dev->ib_listener, nullptr));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The ib_client: tells the core about every RDMA device, present at load or
- * added later, and about its removal.
+ * added later, about its ports' asynchronous events, and about its removal.
  *
  * The RDMA core calls add and remove in process context and never
  * concurrently for the same device; remove runs for every device still added
@@ -70,6 +70,62 @@ static u8 srpt_link_layer_of(struct ib_device *device, u32 port)
 	}
 }
 
+static int srpt_port_event_of(enum ib_event_type type,
+			      enum srpt_port_event *ev)
+{
+	switch (type) {
+	case IB_EVENT_PORT_ERR:
+		*ev = SRPT_PORT_EVENT_ERR;
+		return 0;
+	case IB_EVENT_PORT_ACTIVE:
+		*ev = SRPT_PORT_EVENT_ACTIVE;
+		return 0;
+	case IB_EVENT_LID_CHANGE:
+		*ev = SRPT_PORT_EVENT_LID_CHANGE;
+		return 0;
+	case IB_EVENT_PKEY_CHANGE:
+		*ev = SRPT_PORT_EVENT_PKEY_CHANGE;
+		return 0;
+	case IB_EVENT_SM_CHANGE:
+		*ev = SRPT_PORT_EVENT_SM_CHANGE;
+		return 0;
+	case IB_EVENT_GID_CHANGE:
+		*ev = SRPT_PORT_EVENT_GID_CHANGE;
+		return 0;
+	case IB_EVENT_CLIENT_REREGISTER:
+		*ev = SRPT_PORT_EVENT_CLIENT_REREGISTER;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * Runs from the RDMA core's event work with its event handler lock held
+ * (and the port's GID table lock for GID_CHANGE): the core only notes the
+ * event and refreshes the port from its own work.
+ */
+static void srpt_k_event_handler(struct ib_event_handler *handler,
+				 struct ib_event *event)
+{
+	struct srpt_k_device *kdev =
+		container_of(handler, struct srpt_k_device, event_handler);
+	enum srpt_port_event ev;
+
+	if (srpt_port_event_of(event->event, &ev)) {
+		pr_debug("%s: event %s not followed\n",
+			 dev_name(&kdev->ib_dev->dev),
+			 ib_event_msg(event->event));
+		return;
+	}
+	/*
+	 * SAFETY: the handler is registered only after the core took the
+	 * device and unregistered (which waits for running handlers) before
+	 * srpt_core_device_remove().
+	 */
+	srpt_core_port_event(kdev->core, event->element.port_num, ev);
+}
+
 static int srpt_ib_add_one(struct ib_device *device)
 {
 	struct srpt_k_device *kdev;
@@ -135,6 +191,9 @@ static int srpt_ib_add_one(struct ib_device *device)
 		       ret);
 		goto err_client_data;
 	}
+	INIT_IB_EVENT_HANDLER(&kdev->event_handler, device,
+			      srpt_k_event_handler);
+	ib_register_event_handler(&kdev->event_handler);
 	return 0;
 
 err_client_data:
@@ -155,6 +214,11 @@ static void srpt_ib_remove_one(struct ib_device *device, void *client_data)
 {
 	struct srpt_k_device *kdev = client_data;
 
+	/*
+	 * No port event reaches the core from here on: unregistering waits
+	 * for a handler that is running.
+	 */
+	ib_unregister_event_handler(&kdev->event_handler);
 	/* New connection requests no longer find the device. */
 	ib_set_client_data(device, &srpt_ib_client, NULL);
 
@@ -175,6 +239,18 @@ int srpt_k_port_active(struct srpt_k_device *kdev, uint32_t port_num)
 	if (ib_query_port(kdev->ib_dev, port_num, &attr))
 		return 1;
 	return attr.state == IB_PORT_ACTIVE;
+}
+
+int srpt_k_port_gid0(struct srpt_k_device *kdev, uint32_t port_num,
+		     uint8_t gid0[16])
+{
+	union ib_gid gid;
+	int ret = rdma_query_gid(kdev->ib_dev, port_num, 0, &gid);
+
+	if (ret)
+		return ret;
+	memcpy(gid0, gid.raw, sizeof(gid.raw));
+	return 0;
 }
 
 static struct ib_client srpt_ib_client = {

@@ -40,6 +40,8 @@ struct srpt_k_device {
 	struct srpt_core_device *core;
 	struct kref ref;
 	struct rcu_head rcu;
+	/* Registered while the core serves the device (ib_client.c). */
+	struct ib_event_handler event_handler;
 	/*
 	 * Set once a QP of this device raised Last WQE Reached: the device is
 	 * known to raise it (rxe does on 6.12 and 7.3, not on 6.1).

@@ -65,6 +65,41 @@ void srpt_core_device_remove(struct srpt_core_device *dev) SRPT_NOEXCEPT;
  */
 int srpt_k_port_active(struct srpt_k_device *kdev, uint32_t port_num) SRPT_NOEXCEPT;
 
+/*
+ * Asynchronous events of a port, as the shim's ib_event_handler sees them.
+ * PORT_ERR: the port left the ACTIVE state. The others say that what the
+ * core derived from the port (GID 0 and the two target port names, the DM
+ * agent) may be stale and must be read again.
+ */
+enum srpt_port_event {
+	SRPT_PORT_EVENT_ERR = 0,
+	SRPT_PORT_EVENT_ACTIVE = 1,
+	SRPT_PORT_EVENT_LID_CHANGE = 2,
+	SRPT_PORT_EVENT_PKEY_CHANGE = 3,
+	SRPT_PORT_EVENT_SM_CHANGE = 4,
+	SRPT_PORT_EVENT_GID_CHANGE = 5,
+	SRPT_PORT_EVENT_CLIENT_REREGISTER = 6,
+	SRPT_PORT_EVENT_COUNT
+};
+
+/*
+ * An event of port `port_num` of a device the core serves (between
+ * srpt_core_device_add() succeeding and srpt_core_device_remove(), which the
+ * shim calls only after no event call can be running). Process context, but
+ * with RDMA core locks held (its event handler lock, and for GID_CHANGE the
+ * port's GID table): it must not call back into the device; it only notes
+ * the event and queues work.
+ */
+void srpt_core_port_event(struct srpt_core_device *dev, uint32_t port_num,
+			  enum srpt_port_event ev) SRPT_NOEXCEPT;
+
+/*
+ * GID index 0 of the port, read again, into gid0 (network byte order): 0,
+ * or a negative errno when it cannot be read. Process context.
+ */
+int srpt_k_port_gid0(struct srpt_k_device *kdev, uint32_t port_num,
+		     uint8_t gid0[16]) SRPT_NOEXCEPT;
+
 SRPT_EXTERN_C_END
 
 #endif /* SRPT_ABI_DEVICE_H */

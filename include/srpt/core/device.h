@@ -9,6 +9,7 @@
 
 #include <srpt/abi/cm.h>
 #include <srpt/abi/device.h>
+#include <srpt/abi/session.h>
 #include <srpt/core/port.h>
 #include <srpt/core/srq.h>
 #include <srpt/rt/list.h>
@@ -17,6 +18,8 @@
 #include <srpt/rt/string.h>
 
 namespace srpt {
+
+class Target;
 
 class Device : Pinned {
  public:
@@ -35,6 +38,13 @@ class Device : Pinned {
   u32 max_qp_wr() const { return max_qp_wr_; }
   List<Port, &Port::device_node>& ports() { return ports_; }
   Port* port(u32 port_num);
+
+  // The work that handles the ports' events (Target::port_event): queued
+  // from the RDMA core's event context, run on the module's work queue.
+  // Made before the device is listed; device removal flushes it before it
+  // goes, after the shim stopped delivering events.
+  srpt_k_work* event_work = nullptr;
+  Target* target = nullptr;  // whose work it is
 
   // The IB/CM listener on the service GUID, or nullptr when it could not
   // be made (the device is then served through RDMA/CM only).

@@ -7,7 +7,13 @@
 // enabled) but the object lives on until the last target port directory is
 // removed: configfs, not the RDMA core, decides when those go away.
 //
-// Locking: everything mutable is guarded by the Target's lock. The port's
+// GID 0 and the two names derived from it are read again after a port
+// event that may change them (Target::refresh_port): a GID change renames
+// the port for configfs lookups, while target ports made under the old
+// names stay bound to it (README "Port events").
+//
+// Locking: everything mutable is guarded by the Target's lock, except the
+// pending events, which are atomic. The port's
 // login lock (login_lock()) serialises the logins on this port with what
 // changes what they use: TPG disable and drop of its target ports, its
 // use_srq switch, device removal (target.h has the lock order).
@@ -62,8 +68,25 @@ class Port : public RefCounted<Port> {
   // port's channels. Never two ports' at once; before the Target's lock.
   Mutex& login_lock() { return login_lock_; }
 
+  // A port event (srpt_core_port_event), noted for the device's event
+  // work from the RDMA core's event context: no lock.
+  void note_event(srpt_port_event ev) {
+    __atomic_fetch_or(&pending_events_, 1u << ev, __ATOMIC_RELEASE);
+  }
+  // The events noted since the last call, as a mask of 1 << event.
+  u32 take_events() { return __atomic_exchange_n(&pending_events_, 0u, __ATOMIC_ACQUIRE); }
+
   // Target lock held for all of these.
   bool attached() const { return attached_; }
+  // Whether the port was ACTIVE when last looked at (at add, and at each
+  // port event since).
+  bool up() const { return up_; }
+  void set_up(bool up) { up_ = up; }
+  // A new GID 0, and the names derived from it.
+  void set_gid0(const Gid& gid);
+  // GID 0 could not be read at the last port event (names kept).
+  bool gid0_missing() const { return gid0_missing_; }
+  void set_gid0_missing(bool missing) { gid0_missing_ = missing; }
   void detach() { attached_ = false; }
   TargetPort* tport(PortNameForm form) const { return tports_[static_cast<int>(form)]; }
   void set_tport(PortNameForm form, TargetPort* t) { tports_[static_cast<int>(form)] = t; }
@@ -91,6 +114,9 @@ class Port : public RefCounted<Port> {
   PortName guid_name_;
   PortName gid_name_;
   bool attached_ = true;
+  bool up_ = true;
+  bool gid0_missing_ = false;
+  u32 pending_events_ = 0;  // 1 << srpt_port_event; atomic
   TargetPort* tports_[kPortNameFormCount] = {};
   PortAttributes attrs_;
 };

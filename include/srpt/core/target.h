@@ -65,6 +65,11 @@ class Target : Pinned {
   // (dm_agent.h). Process context; takes the Target's lock.
   void dm_answer(Device& dev, u32 port_num, const dm::Mad& req, dm::Mad* rsp);
 
+  // srpt_core_port_event: notes the event on the port and queues the
+  // device's event work, which refreshes the port (refresh_port). From the
+  // RDMA core's event context: takes no lock, calls nothing of the device.
+  void port_event(Device& dev, u32 port_num, srpt_port_event ev);
+
   // configfs: target port directories.
   Result<TargetPort*> make_tport(StringView name);
   void drop_tport(TargetPort* tport);
@@ -106,6 +111,13 @@ class Target : Pinned {
   template <class T, class Ctx, class... Args>
   friend Result<Own<T>> make_own(Ctx, Args&&...);
 
+  // The device's event work: each port with events noted is refreshed.
+  static void port_events_work_fn(void* arg);
+  // After `events` (mask of 1 << srpt_port_event): logs an ACTIVE/down
+  // change; on any event but PORT_ERR reads GID 0 again (a new one renames
+  // the port) and makes the DM agent the port lacks. One log line per
+  // change (README "Port events").
+  void refresh_port(Device& dev, Port& port, u32 events) SRPT_EXCLUDES(lock_);
   Port* find_attached_port(const ParsedPortName& name) SRPT_REQUIRES(lock_);
   Device* find_device(srpt_k_device* kdev) SRPT_REQUIRES(lock_);
   Device* device_of(const Port& port) SRPT_REQUIRES(lock_);

@@ -21,20 +21,25 @@ namespace srpt {
 
 class TargetPort : Pinned {
  public:
+  // Target lock held (the port's names are read).
   TargetPort(RefPtr<Port> port, PortNameForm form)
-      : port_(move(port)), form_(form) {}
+      : port_(move(port)),
+        form_(form),
+        name_(form == PortNameForm::Guid ? port_->guid_name() : port_->gid_name()) {}
 
   Port& port() const { return *port_; }
   PortNameForm form() const { return form_; }
-  // The canonical name, formatted as the in-tree driver does.
-  const PortName& name() const {
-    return form_ == PortNameForm::Guid ? port_->guid_name() : port_->gid_name();
-  }
+  // The canonical name, formatted as the in-tree driver does, of the port
+  // when the directory was made. Fixed for the directory's life, also when
+  // a GID change renames the port (Target::refresh_port): the target core
+  // reads it without our locks (the fabric's WWN).
+  const PortName& name() const { return name_; }
   List<Tpg, &Tpg::tport_node>& tpgs() { return tpgs_; }
 
  private:
   RefPtr<Port> port_;
   PortNameForm form_;
+  const PortName name_;
   List<Tpg, &Tpg::tport_node> tpgs_;
 };
 

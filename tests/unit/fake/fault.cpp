@@ -92,6 +92,7 @@ const char* call_name(Call c) {
     case Call::SrqCreate: return "srpt_k_srq_create";
     case Call::SrqPostRecv: return "srpt_k_srq_post_recv";
     case Call::DmAgentCreate: return "srpt_k_dm_agent_create";
+    case Call::PortGid0: return "srpt_k_port_gid0";
     case Call::Count: break;
   }
   return "?";

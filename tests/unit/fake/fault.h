@@ -62,6 +62,7 @@ enum class Call {
   SrqCreate,
   SrqPostRecv,
   DmAgentCreate,
+  PortGid0,
   Count
 };
 const char* call_name(Call c);

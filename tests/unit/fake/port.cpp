@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "port.h"
 
+#include <array>
+#include <cstring>
+#include <map>
+#include <utility>
+
 #include <srpt/abi/device.h>
 
 #include "completion.h"
+#include "fault.h"
 #include "lock.h"
 #include "trace.h"
 
@@ -13,6 +19,7 @@ namespace {
 struct PortState {
   uint64_t down_until_ns = 0;
   int queries = 0;
+  std::map<std::pair<srpt_k_device*, uint32_t>, std::array<uint8_t, 16>> gid0;
 };
 
 PortState& state() {
@@ -24,6 +31,10 @@ PortState& state() {
 
 void set_ports_down_until(uint64_t ns) { state().down_until_ns = ns; }
 int port_queries() { return state().queries; }
+void set_port_gid0(srpt_k_device* kdev, uint32_t port_num, const uint8_t* gid) {
+  std::array<uint8_t, 16>& g = state().gid0[{kdev, port_num}];
+  memcpy(g.data(), gid, g.size());
+}
 void reset_port() { state() = PortState{}; }
 
 }  // namespace fake
@@ -33,4 +44,15 @@ extern "C" int srpt_k_port_active(srpt_k_device* kdev, uint32_t port_num) noexce
   fake::trace("srpt_k_port_active", kdev, port_num);
   fake::state().queries++;
   return fake::now_ns() >= fake::state().down_until_ns ? 1 : 0;
+}
+
+extern "C" int srpt_k_port_gid0(srpt_k_device* kdev, uint32_t port_num,
+                                uint8_t gid0[16]) noexcept {
+  fake::might_sleep("srpt_k_port_gid0");
+  fake::trace("srpt_k_port_gid0", kdev, port_num);
+  if (const int err = fake::injected_call_error(fake::Call::PortGid0)) return err;
+  const auto it = fake::state().gid0.find({kdev, port_num});
+  if (it == fake::state().gid0.end()) return -SRPT_EINVAL;  // rdma_query_gid() on an empty entry
+  memcpy(gid0, it->second.data(), it->second.size());
+  return 0;
 }

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-// The fake port state (include/srpt/abi/device.h: srpt_k_port_active). Every
-// port of every device is ACTIVE unless a test takes them down: down until a
-// point of the fake clock (completion.h), which srpt_k_sleep_ms() advances.
+// The fake port state (include/srpt/abi/device.h: srpt_k_port_active,
+// srpt_k_port_gid0). Every port of every device is ACTIVE unless a test takes
+// them down: down until a point of the fake clock (completion.h), which
+// srpt_k_sleep_ms() advances. A port's GID 0 is what the test last set for
+// it (the harness sets each port's when it adds a device); a port never set
+// has none (-EINVAL, as rdma_query_gid() answers for an empty entry).
 #pragma once
 
 #include <cstdint>
+
+#include <srpt/abi/device.h>
 
 namespace fake {
 
@@ -12,6 +17,9 @@ namespace fake {
 void set_ports_down_until(uint64_t ns);
 // srpt_k_port_active() calls so far.
 int port_queries();
+// What srpt_k_port_gid0() reads for (kdev, port_num) from now on.
+// `gid`: 16 bytes, network byte order.
+void set_port_gid0(srpt_k_device* kdev, uint32_t port_num, const uint8_t* gid);
 
 void reset_port();
 

@@ -176,6 +176,9 @@ class LoginTest : public TargetTest {
   // test initiator by its GUID name and its address.
   void ServeTpg(const char* port_name, srpt_core_tport** tport, srpt_core_tpg** tpg);
 
+  // The fixture's device (TwoPortDevice()).
+  FakeDevice& device() { return dev_; }
+
   srpt_core_device* cdev_ = nullptr;
   srpt_core_tport* tport_ = nullptr;
   srpt_core_tpg* tpg_ = nullptr;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "target_test.h"
 
+#include "../fake/port.h"
+
 #include <algorithm>
 
 namespace {
@@ -57,6 +59,10 @@ void TargetTest::ExitCore() {
 
 int TargetTest::AddDevice(FakeDevice& dev, srpt_core_device** out) {
   const srpt_device_desc desc = dev.desc();
+  // What the shim would read again after a port event: the GIDs added.
+  for (uint32_t i = 0; i < desc.port_count; i++)
+    if (desc.ports[i].gid0_valid)
+      fake::set_port_gid0(dev.kdev(), desc.ports[i].port_num, desc.ports[i].gid0);
   srpt_core_device* cdev = nullptr;
   const int ret = srpt_core_device_add(dev.kdev(), &desc, &cdev);
   if (ret == 0) {
