@@ -99,6 +99,12 @@ void srpt_core_port_event(srpt_core_device* dev, uint32_t port_num,
   g_target->port_event(*from_abi(dev), port_num, ev);
 }
 
+void srpt_core_srq_event(srpt_core_srq* ctx, srpt_srq_event ev) noexcept {
+  // SAFETY: ctx is the SharedRecvQueue that made the kernel SRQ
+  // (SharedRecvQueue::create), which lives until that is destroyed.
+  reinterpret_cast<srpt::SharedRecvQueue*>(ctx)->on_event(ev);
+}
+
 void srpt_core_dm_answer(srpt_core_device* dev, uint32_t port_num, const void* req,
                          void* rsp) noexcept {
   // SAFETY: the shim passes two SRPT_DM_MAD_SIZE-byte MADs (abi/dm.h);

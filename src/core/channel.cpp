@@ -26,6 +26,7 @@ Channel::Channel(const Config& cfg, SpinLock lock, DispatchGate gate, RequestFif
   iu_limits_.immediate = cfg.grant.immediate;
   iu_limits_.imm_data_offset = cfg.grant.imm_data_offset;
   srq_ = cfg_.srq.get();
+  srq_identity_ = srq_;
 }
 
 Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,

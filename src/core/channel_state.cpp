@@ -22,6 +22,7 @@ const char* close_reason_name(CloseReason r) {
     case CloseReason::QueueError: return "work request failed";
     case CloseReason::CreditsExceeded: return "more request IUs than credits";
     case CloseReason::SrqSwitched: return "use_srq changed";
+    case CloseReason::SrqFailed: return "shared receive queue failed";
     case CloseReason::QpFatal: return "fatal QP event";
   }
   return "?";

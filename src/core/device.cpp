@@ -51,8 +51,8 @@ void Device::detach_ports() {
 Device::~Device() {
   SRPT_ASSERT(!target_node.linked());
   SRPT_ASSERT(ib_listener == nullptr);
-  // Never pending here: removal flushed it, and a device that failed to be
-  // added was never listed, so no event queued it.
+  // Removal destroyed it; a device that failed to be added was never
+  // listed, so no event queued it.
   if (event_work != nullptr) srpt_k_work_destroy(event_work);
   while (Port* p = ports_.pop_front()) {
     if (p->release_ref()) destroy(p);

@@ -153,6 +153,63 @@ void Target::port_events_work_fn(void* arg) {
     const u32 events = p.take_events();
     if (events != 0) dev.target->refresh_port(dev, p, events);
   }
+  if (dev.take_srq_failed()) dev.target->replace_failed_srq(dev);
+}
+
+void Target::srq_failed_fn(void* arg) {
+  // SAFETY: the device outlives its SRQ and its event work: removal drops
+  // the SRQ (no event after its destroy) before it flushes and destroys
+  // the work (remove_device, step 4).
+  Device& dev = *static_cast<Device*>(arg);
+  dev.note_srq_failed();
+  srpt_k_work_queue(dev.event_work);
+}
+
+Result<RefPtr<SharedRecvQueue>> Target::make_srq(Device& dev) {
+  return SharedRecvQueue::create(dev.kdev(), dev.name(), params_.srq_size, params_.max_req_size,
+                                 kSrqImmDataOffset, {&Target::srq_failed_fn, &dev});
+}
+
+void Target::replace_failed_srq(Device& dev) {
+  RefPtr<SharedRecvQueue> failed;
+  {
+    MutexGuard making(dev.srq_lock());
+    {
+      MutexGuard guard(lock_);
+      if (find_device(dev.kdev()) != &dev) return;  // being removed
+      if (!dev.srq || !dev.srq->failed()) return;
+    }
+    Result<RefPtr<SharedRecvQueue>> made = make_srq(dev);
+    MutexGuard guard(lock_);
+    failed = move(dev.srq);
+    if (made.ok()) {
+      dev.srq = move(made).value();
+      srpt_log(SRPT_LOG_NOTICE, "%s: a new shared receive queue of %u buffers replaces the failed one\n",
+               dev.name(), dev.srq->count());
+    } else {
+      // The ports never have use_srq set without an SRQ (device.h): they
+      // go on with a receive ring per channel, and say so.
+      for (Port& p : dev.ports()) {
+        if (!p.attributes().use_srq) continue;
+        p.attributes().use_srq = false;
+        srpt_log(SRPT_LOG_ERR,
+                 "%s port %u: no new shared receive queue (error %d); use_srq=0 "
+                 "from now on\n",
+                 dev.name(), p.port_num(), made.error().to_kernel());
+      }
+    }
+  }
+  // Logins from now on use the new SRQ. One in flight on a port may still
+  // attach to the failed one: its port's login lock waits for it, and the
+  // sweep of that port then finds its channel.
+  const SharedRecvQueue* old = failed.get();
+  for (Port& p : dev.ports()) {
+    MutexGuard login(p.login_lock());
+    close_channels_and_wait([old](Channel& ch) { return ch.srq_identity() == old; },
+                            CloseReason::SrqFailed);
+  }
+  failed.reset();  // the last reference: every channel on it is released
+  srpt_log(SRPT_LOG_INFO, "%s: failed shared receive queue released\n", dev.name());
 }
 
 void Target::refresh_port(Device& dev, Port& port, u32 events) {
@@ -258,13 +315,13 @@ void Target::remove_device(Device* dev) {
       }
     }
   }
-  // 2. The ports' event work: the shim delivers no event any more (it
-  //    unregistered its handler before calling remove), and a refresh
+  // 2. The device's event work: the shim delivers no port event any more
+  //    (it unregistered its handler before calling remove), and a refresh
   //    queued before that runs now and finds the ports detached; one that
   //    was already past that check has made its DM agent by the time the
-  //    flush returns, and the agents go below.
+  //    flush returns, and the agents go below. (The work itself goes in
+  //    step 4: until the SRQ is gone, an SRQ event may queue it.)
   srpt_k_work_flush();
-  srpt_k_work_destroy(exchange(dev->event_work, nullptr));
   //    The IB/CM listener, without any login lock: destroying it waits for
   //    its running REQ callbacks, which may wait for a port's login lock
   //    (issue 13, defect 3: RegistryTest.DeviceRemovalDestroysTheListener...).
@@ -283,6 +340,18 @@ void Target::remove_device(Device* dev) {
     close_channels_and_wait([&p](Channel& ch) { return &ch.port() == &p; },
                             CloseReason::DeviceRemoved);
   }
+  // 4. The SRQ: every channel on it is released, so this drops its last
+  //    reference and destroys it, and no SRQ event comes after that. Then
+  //    the event work, which such an event may have queued: it finds the
+  //    device unlisted.
+  RefPtr<SharedRecvQueue> srq;
+  {
+    MutexGuard guard(lock_);
+    srq = move(dev->srq);
+  }
+  srq.reset();
+  srpt_k_work_flush();
+  srpt_k_work_destroy(exchange(dev->event_work, nullptr));
   // Ports referenced by target ports survive this; the rest go now.
   destroy(dev);
 }
@@ -493,8 +562,7 @@ Status Target::set_use_srq(Tpg& tpg, bool on) {
       if (!make) port.attributes().use_srq = on;
     }
     if (make) {
-      Result<RefPtr<SharedRecvQueue>> made = SharedRecvQueue::create(
-          dev->kdev(), params_.srq_size, params_.max_req_size, kSrqImmDataOffset);
+      Result<RefPtr<SharedRecvQueue>> made = make_srq(*dev);
       if (!made.ok()) {
         srpt_log(SRPT_LOG_ERR,
                  "use_srq=1 on %s: creating the shared receive queue of %s "

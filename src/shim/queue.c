@@ -606,9 +606,30 @@ static int srpt_k_srq_post(struct srpt_k_srq *srq, u32 index)
 	return ib_post_srq_recv(srq->ib_srq, &wr, NULL);
 }
 
+/*
+ * The device driver's context, possibly atomic (a hardware event queue):
+ * the core only notes the event.
+ */
+static void srpt_k_srq_event(struct ib_event *event, void *context)
+{
+	struct srpt_core_srq *ctx = context;
+
+	switch (event->event) {
+	case IB_EVENT_SRQ_ERR:
+		srpt_core_srq_event(ctx, SRPT_SRQ_EVENT_ERR);
+		break;
+	case IB_EVENT_SRQ_LIMIT_REACHED:
+		srpt_core_srq_event(ctx, SRPT_SRQ_EVENT_LIMIT_REACHED);
+		break;
+	default:
+		pr_debug("SRQ event %s not followed\n", ib_event_msg(event->event));
+		break;
+	}
+}
+
 int srpt_k_srq_create(struct srpt_k_device *kdev, uint32_t *countp,
 		      uint32_t size, uint32_t align_at,
-		      struct srpt_k_srq **out)
+		      struct srpt_core_srq *ctx, struct srpt_k_srq **out)
 {
 	struct ib_device *ib_dev = kdev->ib_dev;
 	struct ib_srq_init_attr init = {};
@@ -627,6 +648,9 @@ int srpt_k_srq_create(struct srpt_k_device *kdev, uint32_t *countp,
 	if (!srq)
 		return -ENOMEM;
 
+	init.event_handler = srpt_k_srq_event;
+	/* SAFETY: the core's SRQ outlives the ib_srq (srpt_k_srq_destroy()). */
+	init.srq_context = ctx;
 	init.srq_type = IB_SRQT_BASIC;
 	init.attr.max_wr = count;
 	init.attr.max_sge = 1;

@@ -162,7 +162,7 @@ void srpt_report_bug(const char* file, int line, const char* expr) noexcept {
 }
 
 int srpt_k_srq_create(struct srpt_k_device*, uint32_t* count, uint32_t buf_size,
-                      uint32_t, struct srpt_k_srq** out) noexcept {
+                      uint32_t, struct srpt_core_srq*, struct srpt_k_srq** out) noexcept {
   srpt_k_srq* srq = new (std::nothrow) srpt_k_srq;
   if (srq == nullptr) return -ENOMEM;
   srq->ring.size = buf_size;

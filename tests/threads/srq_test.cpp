@@ -67,7 +67,8 @@ TEST(SrqThreadsTest, TheLastReferenceDestroysTheSrqAfterEveryChannelIsDone) {
   const bool broken = break_mode("srq");
   const size_t destroyed_before = kthreads::srqs_destroyed();
   for (int round = 0; round < kRounds; round++) {
-    auto made = SharedRecvQueue::create(nullptr, kBuffers, kBufSize, srpt::kSrqImmDataOffset);
+    auto made = SharedRecvQueue::create(nullptr, "thr0", kBuffers, kBufSize,
+                                        srpt::kSrqImmDataOffset, {nullptr, nullptr});
     ASSERT_TRUE(made.ok());
     RefPtr<SharedRecvQueue> device_ref = srpt::move(made.value());
     ASSERT_EQ(device_ref->count(), kBuffers);

@@ -94,13 +94,35 @@ int srpt_k_post_send(struct srpt_k_qp *qp, struct srpt_k_ring *ring,
  * them again with srpt_k_srq_post_recv().
  */
 struct srpt_k_srq;
-/* *count: in, the buffers asked for; out, what the device allowed. */
+struct srpt_core_srq;	/* the core's SRQ, given back with its events */
+/*
+ * *count: in, the buffers asked for; out, what the device allowed. `ctx` is
+ * given back in srpt_core_srq_event().
+ */
 int srpt_k_srq_create(struct srpt_k_device *kdev, uint32_t *count,
 		      uint32_t size, uint32_t align_at,
+		      struct srpt_core_srq *ctx,
 		      struct srpt_k_srq **out) SRPT_NOEXCEPT;
 struct srpt_k_ring *srpt_k_srq_ring(struct srpt_k_srq *srq) SRPT_NOEXCEPT;
 int srpt_k_srq_post_recv(struct srpt_k_srq *srq, uint32_t index) SRPT_NOEXCEPT;
 void srpt_k_srq_destroy(struct srpt_k_srq *srq) SRPT_NOEXCEPT;
+
+/*
+ * Asynchronous events of an SRQ. ERR: the SRQ is in the error state and
+ * receives nothing any more. LIMIT_REACHED: fewer buffers are posted than
+ * an armed limit (the core arms none).
+ */
+enum srpt_srq_event {
+	SRPT_SRQ_EVENT_ERR = 0,
+	SRPT_SRQ_EVENT_LIMIT_REACHED = 1,
+};
+/*
+ * An event of the SRQ made with `ctx`, from the device driver's event
+ * context, which may be atomic: must not sleep. Never after
+ * srpt_k_srq_destroy() returned.
+ */
+void srpt_core_srq_event(struct srpt_core_srq *ctx,
+			 enum srpt_srq_event ev) SRPT_NOEXCEPT;
 
 /*
  * Asynchronous QP events other than those the shim handles itself

@@ -165,6 +165,10 @@ class Channel : public RefCounted<Channel> {
   const LoginGrant& grant() const { return cfg_.grant; }
   u32 slots() const { return cfg_.slots; }
   bool uses_srq() const { return srq_ != nullptr; }
+  // The SRQ the channel was made on (null without), for telling which
+  // channels a failed SRQ concerns; fixed for the channel's life, unlike
+  // the reference its release work drops. Never dereferenced.
+  const SharedRecvQueue* srq_identity() const { return srq_identity_; }
 
   // On the Target's channel list (under the Target's lock).
   ListNode target_node;
@@ -237,6 +241,7 @@ class Channel : public RefCounted<Channel> {
   srpt_k_qp* qp_ = nullptr;
   srpt_k_ring* recv_ring_ = nullptr;   // null on an SRQ
   SharedRecvQueue* srq_ = nullptr;      // cfg_.srq while held, see drop_srq()
+  const SharedRecvQueue* srq_identity_ = nullptr;  // cfg_.srq at construction
   srpt_k_ring* send_ring_ = nullptr;
   srpt_k_ring* table_ring_ = nullptr;  // per slot: segments / fetched table
   Command** cmds_ = nullptr;  // cfg_.slots entries

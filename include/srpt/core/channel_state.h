@@ -39,6 +39,7 @@ enum class CloseReason : u8 {
   QueueError,      // a work request failed on a live channel
   CreditsExceeded, // more request IUs than credits (only possible on an SRQ)
   SrqSwitched,     // use_srq of its port was changed
+  SrqFailed,       // its SRQ reported an error
   QpFatal,         // a fatal asynchronous QP event
 };
 const char* close_reason_name(CloseReason r);

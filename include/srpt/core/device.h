@@ -45,6 +45,10 @@ class Device : Pinned {
   // goes, after the shim stopped delivering events.
   srpt_k_work* event_work = nullptr;
   Target* target = nullptr;  // whose work it is
+  // The device's SRQ failed (SharedRecvQueue::FailureHook): noted from the
+  // driver's event context, taken by the event work.
+  void note_srq_failed() { __atomic_store_n(&srq_failed_, true, __ATOMIC_RELEASE); }
+  bool take_srq_failed() { return __atomic_exchange_n(&srq_failed_, false, __ATOMIC_ACQ_REL); }
 
   // The IB/CM listener on the service GUID, or nullptr when it could not
   // be made (the device is then served through RDMA/CM only).
@@ -84,6 +88,7 @@ class Device : Pinned {
   u32 vendor_part_id_ = 0;
   u32 hw_ver_ = 0;
   u32 max_qp_wr_ = 0;
+  bool srq_failed_ = false;  // atomic
   // Each listed port carries one reference owned by this device.
   List<Port, &Port::device_node> ports_;
 };

@@ -14,6 +14,12 @@
 // after its QP is destroyed. The last reference destroys the SRQ, so it
 // outlives every QP made on it; device removal waits for the device's
 // channels first, so the SRQ goes before the device's PD.
+//
+// Events (srpt_core_srq_event, from the driver's context, maybe atomic): an
+// SRQ error marks the SRQ failed and calls the owner's hook once, which
+// only queues work (the Target replaces the device's SRQ and closes the
+// channels on the failed one: Target::replace_failed_srq); a limit event
+// is logged (no limit is ever armed).
 #pragma once
 
 #include <srpt/abi/device.h>
@@ -31,10 +37,19 @@ constexpr u32 kSrqImmDataOffset = 68;
 
 class SharedRecvQueue : public RefCounted<SharedRecvQueue> {
  public:
+  // Called once when the SRQ fails, from the event's context (may be
+  // atomic: must not sleep).
+  struct FailureHook {
+    void (*fn)(void* ctx);
+    void* ctx;
+  };
+
   // `count` buffers (lowered to the device's limit) of `buf_size` bytes;
-  // immediate data is sector-aligned only at offset `imm_offset`.
-  static Result<RefPtr<SharedRecvQueue>> create(srpt_k_device* kdev, u32 count,
-                                                u32 buf_size, u32 imm_offset);
+  // immediate data is sector-aligned only at offset `imm_offset`. `name`
+  // (the device's) is for log lines.
+  static Result<RefPtr<SharedRecvQueue>> create(srpt_k_device* kdev, const char* name,
+                                                u32 count, u32 buf_size, u32 imm_offset,
+                                                FailureHook on_failure);
   ~SharedRecvQueue();
 
   srpt_k_srq* ksrq() const { return ksrq_; }
@@ -45,6 +60,11 @@ class SharedRecvQueue : public RefCounted<SharedRecvQueue> {
   // A buffer a channel held goes back to the SRQ.
   Status repost(u32 index);
 
+  // srpt_core_srq_event. Any context.
+  void on_event(srpt_srq_event ev);
+  // An SRQ error was reported: it receives nothing any more.
+  bool failed() const { return __atomic_load_n(&failed_, __ATOMIC_ACQUIRE); }
+
  private:
   friend class RefPtr<SharedRecvQueue>;
   SharedRecvQueue() = default;
@@ -54,6 +74,9 @@ class SharedRecvQueue : public RefCounted<SharedRecvQueue> {
   u32 count_ = 0;
   u32 buf_size_ = 0;
   u32 imm_offset_ = 0;
+  const char* name_ = "";  // the device's, which outlives the SRQ
+  FailureHook on_failure_{};
+  bool failed_ = false;  // atomic
 };
 
 }  // namespace srpt

@@ -111,8 +111,17 @@ class Target : Pinned {
   template <class T, class Ctx, class... Args>
   friend Result<Own<T>> make_own(Ctx, Args&&...);
 
-  // The device's event work: each port with events noted is refreshed.
+  // The device's event work: each port with events noted is refreshed, and
+  // a failed SRQ replaced.
   static void port_events_work_fn(void* arg);
+  // SharedRecvQueue::FailureHook of a device's SRQ: queues the event work.
+  static void srq_failed_fn(void* dev);
+  // Makes the SRQ for `dev` (srq_lock held, outside lock_).
+  Result<RefPtr<SharedRecvQueue>> make_srq(Device& dev);
+  // The device's SRQ failed: a new one is installed (or, if that cannot be
+  // made, its ports go on without SRQ), then the channels on the failed
+  // one are closed, port by port under its login lock.
+  void replace_failed_srq(Device& dev) SRPT_EXCLUDES(lock_);
   // After `events` (mask of 1 << srpt_port_event): logs an ACTIVE/down
   // change; on any event but PORT_ERR reads GID 0 again (a new one renames
   // the port) and makes the DM agent the port lacks. One log line per

@@ -356,4 +356,96 @@ TEST_F(SrqTest, DeviceRemovalDestroysTheSrqAfterItsChannels) {
   EXPECT_LT(qp_gone, srq_gone) << fake::trace_dump();
 }
 
+// SRQ events (issue 15, item 3): an SRQ error marks the SRQ failed from the
+// driver's (atomic) event context; the device's event work installs a new
+// SRQ and closes the channels on the failed one, which then goes.
+TEST_F(SrqTest, AnSrqErrorClosesItsChannelsAndANewSrqServesTheNextLogin) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  const int first = Srq()->serial;
+  fake::srq_event(Srq(), SRPT_SRQ_EVENT_ERR);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_ERR, "mlx5_0: shared receive queue failed (SRQ error)"))
+      << fake::log_dump();
+  EXPECT_EQ(Channel::State::Live, Snap(o).state) << "the event only queues work";
+  EXPECT_EQ(1u, fake::queued_works());
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "closing: shared receive queue failed"))
+      << fake::log_dump();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_NOTICE,
+                           "mlx5_0: a new shared receive queue of 4095 buffers replaces the failed one"))
+      << fake::log_dump();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "mlx5_0: failed shared receive queue released"));
+  ASSERT_EQ(1u, fake::live_srqs()) << "the failed one is destroyed";
+  EXPECT_NE(first, Srq()->serial);
+  EXPECT_EQ(kSrqSize, SrqPosted());
+  EXPECT_EQ(1u, UseSrq());
+  // The initiator logs in again, on the new SRQ.
+  const Outcome again = LiveChannel(SRPT_CM_IB);
+  EXPECT_EQ(Srq(), Qp(again)->params.srq);
+}
+
+TEST_F(SrqTest, ASecondSrqErrorIsReportedOnce) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  fake::srq_event(Srq(), SRPT_SRQ_EVENT_ERR);
+  fake::srq_event(Srq(), SRPT_SRQ_EVENT_ERR);
+  RunWorks();
+  EXPECT_EQ(1u, fake::count_log_lines(SRPT_LOG_ERR, "shared receive queue failed"));
+  EXPECT_EQ(2u, fake::call_count(fake::Call::SrqCreate)) << "one replacement";
+}
+
+TEST_F(SrqTest, WithoutANewSrqThePortGoesOnWithoutSrq) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  fake::fail_call(fake::Call::SrqCreate, -SRPT_ENOMEM);
+  fake::srq_event(Srq(), SRPT_SRQ_EVENT_ERR);
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_ERR,
+                           "mlx5_0 port 1: no new shared receive queue (error -12); use_srq=0"))
+      << fake::log_dump();
+  EXPECT_EQ(0u, UseSrq());
+  EXPECT_EQ(0u, fake::live_srqs());
+  const Outcome again = LiveChannel(SRPT_CM_RDMA);
+  EXPECT_EQ(nullptr, Qp(again)->params.srq) << "a receive ring of its own";
+}
+
+TEST_F(SrqTest, AChannelWithoutTheSrqIsNotClosedByItsError) {
+  // Port 2 without SRQ, port 1 with it: only port 1's channel goes.
+  srpt_core_tport* tport2 = nullptr;
+  srpt_core_tpg* tpg2 = nullptr;
+  ServeTpg(kPort2Guid, &tport2, &tpg2);
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome on_srq = LiveChannel(SRPT_CM_IB);
+  LoginReq r = GoodReq(SRPT_CM_IB);
+  const Outcome plain = LoginRaw(SRPT_CM_IB, EncodeLoginReq(r), 2);
+  ExpectAccepted(plain);
+  Establish(plain);
+  fake::srq_event(Srq(), SRPT_SRQ_EVENT_ERR);
+  RunWorks();
+  ExpectReleasedByChannel(on_srq);
+  EXPECT_EQ(Channel::State::Live, Snap(plain).state);
+}
+
+TEST_F(SrqTest, ALimitEventIsLoggedAndChangesNothing) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  fake::srq_event(Srq(), SRPT_SRQ_EVENT_LIMIT_REACHED);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "mlx5_0: shared receive queue limit reached"));
+  EXPECT_EQ(0u, fake::queued_works());
+  EXPECT_EQ(Channel::State::Live, Snap(o).state);
+}
+
+TEST_F(SrqTest, AnSrqErrorDuringDeviceRemovalReplacesNothing) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  fake::srq_event(Srq(), SRPT_SRQ_EVENT_ERR);
+  RemoveDevice(cdev_);  // runs the queued work: the device is unlisted
+  cdev_ = nullptr;
+  ExpectReleasedByChannel(o);
+  EXPECT_EQ(1u, fake::call_count(fake::Call::SrqCreate)) << "no replacement";
+  EXPECT_EQ(0u, fake::live_srqs());
+  EXPECT_EQ(0u, fake::live_works());
+}
+
 }  // namespace

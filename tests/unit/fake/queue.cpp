@@ -105,6 +105,18 @@ void qp_event(srpt_k_qp* qp, srpt_qp_event ev, const char* name) {
   srpt_spinlock_destroy(atomic);
 }
 
+void srq_event(srpt_k_srq* srq, srpt_srq_event ev) {
+  if (!live_srq(srq, "srq_event")) return;
+  trace("srq_event", srq, ev);
+  OtherThread event_thread;
+  // The driver's event context may be atomic.
+  srpt_spinlock* atomic = srpt_spinlock_create(SRPT_LOCK_TEST);
+  srpt_spin_lock_irqsave(atomic);
+  srpt_core_srq_event(srq->ctx, ev);
+  srpt_spin_unlock_irqrestore(atomic);
+  srpt_spinlock_destroy(atomic);
+}
+
 size_t live_qps() { return state().qps.size(); }
 size_t live_rings() { return state().rings.size(); }
 size_t live_srqs() { return state().srqs.size(); }
@@ -483,7 +495,7 @@ extern "C" int srpt_k_post_send(srpt_k_qp* qp, srpt_k_ring* ring, uint32_t index
 // --- shared receive queues ---------------------------------------------------
 
 extern "C" int srpt_k_srq_create(srpt_k_device* kdev, uint32_t* count,
-                                 uint32_t size, uint32_t align_at,
+                                 uint32_t size, uint32_t align_at, srpt_core_srq* ctx,
                                  srpt_k_srq** out) noexcept {
   fake::might_sleep("srpt_k_srq_create");
   fake::trace("srpt_k_srq_create", kdev, *count);
@@ -494,6 +506,7 @@ extern "C" int srpt_k_srq_create(srpt_k_device* kdev, uint32_t* count,
     return err;
   srpt_k_srq* q = new srpt_k_srq{};
   q->ring = ring;
+  q->ctx = ctx;
   q->serial = fake::state().next_serial++;
   for (uint32_t i = 0; i < *count; i++) {
     ring->posted[i] = true;

@@ -73,6 +73,7 @@ struct PostedSend {
 // its receives from here (deliver_recv) and may not post its own.
 struct srpt_k_srq {
   srpt_k_ring* ring;
+  srpt_core_srq* ctx;  // given back with its events
   std::deque<fake::PostedRecv> recvs;  // oldest first
   int serial;
 };
@@ -137,6 +138,9 @@ uint32_t complete_send_status(srpt_k_qp* qp, size_t n, int wc_status);
 // on another thread, in atomic context (a spinlock is held around it, so
 // anything that sleeps is a violation).
 void qp_event(srpt_k_qp* qp, srpt_qp_event ev, const char* name);
+// The device driver raises an asynchronous event of the SRQ, in atomic
+// context (srpt_core_srq_event).
+void srq_event(srpt_k_srq* srq, srpt_srq_event ev);
 // Delivers one flush completion (oldest post first) of a QP in the error
 // state; false when there is nothing to flush.
 bool flush_one(srpt_k_qp* qp);
