@@ -26,6 +26,13 @@ enum srpt_fault_point {
 	SRPT_FAULT_CM_REJECT,	/* ib_send_cm_rej() / rdma_reject() of a login */
 	SRPT_FAULT_SRQ_CREATE,	/* ib_create_srq() of a device (use_srq) */
 	SRPT_FAULT_CHUNK_LARGE,	/* a ring's try at a 128 KiB chunk (queue.c) */
+	/*
+	 * Not a failing call but an event rxe never raises: after a receive
+	 * completion, the QP's own event handler gets QP_ACCESS_ERR, or (on an
+	 * SRQ) the SRQ's gets SRQ_ERR, as a driver would deliver them.
+	 */
+	SRPT_FAULT_QP_EVENT,
+	SRPT_FAULT_SRQ_EVENT,
 	SRPT_FAULT_POINT_COUNT,
 };
 

@@ -368,6 +368,27 @@ void srpt_k_qp_destroy(struct srpt_k_qp *qp)
 
 /* --- rings -------------------------------------------------------------- */
 
+/*
+ * The fault points that stand in for asynchronous events rxe never raises
+ * (fault.h): the QP's or its SRQ's own handler is called, as the driver
+ * would call it.
+ */
+static void srpt_k_inject_events(struct ib_qp *ib_qp)
+{
+	struct ib_event ev = { .device = ib_qp->device };
+
+	if (srpt_fault_hit(SRPT_FAULT_QP_EVENT)) {
+		ev.event = IB_EVENT_QP_ACCESS_ERR;
+		ev.element.qp = ib_qp;
+		ib_qp->event_handler(&ev, ib_qp->qp_context);
+	}
+	if (ib_qp->srq && srpt_fault_hit(SRPT_FAULT_SRQ_EVENT)) {
+		ev.event = IB_EVENT_SRQ_ERR;
+		ev.element.srq = ib_qp->srq;
+		ib_qp->srq->event_handler(&ev, ib_qp->srq->srq_context);
+	}
+}
+
 static void srpt_k_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_k_ring_entry *ent =
@@ -386,6 +407,8 @@ static void srpt_k_recv_done(struct ib_cq *cq, struct ib_wc *wc)
 					   DMA_FROM_DEVICE);
 	}
 	srpt_core_recv_done(qp->ctx, ent->index, byte_len, ok);
+	/* SAFETY: the QP outlives its completions, as above. */
+	srpt_k_inject_events(wc->qp);
 }
 
 static void srpt_k_send_done(struct ib_cq *cq, struct ib_wc *wc)
