@@ -10,12 +10,15 @@
 # a new login after logout works); configfs takes the new GID name, refuses
 # the old one (no such port) and the new GUID name (the port already has a
 # target port of that form, named in the log; the target core turns both
-# refusals into EINVAL). The MAC is put back at the
+# refusals into EINVAL); the DM agent answers at the new GID. The MAC is put back at the
 # end, and the names with it.
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
 
 srpt_is_intree && skip "the log lines and configfs answers checked are this module's"
+DMQ=$SRPT_ROOT/build/tools/dm_query
+[ -x "$DMQ" ] || fail "$DMQ missing (make tools)"
+modprobe ib_umad || fail "modprobe ib_umad"
 
 port_state() { cat "/sys/class/infiniband/$RXE/ports/1/state"; }
 # wait_for DESCRIPTION COMMAND...: until COMMAND succeeds, 10 s (x WAIT_SCALE).
@@ -84,6 +87,12 @@ expect_dmesg_since "53 change" "no RDMA port has the GID \"$old_gid\"" "old GID 
 expect_errno "Invalid argument" mkdir "$SRPT_CFS/$new_guid"
 expect_dmesg_since "53 change" "\"$new_guid\" names $RXE port 1, which already has the target port $old_guid" \
 	"new GUID name refused, naming the old target port"
+
+# DM answers follow the port to its new GID (dm_query addresses GID 0 as
+# sysfs shows it now).
+out=$("$DMQ" "$RXE" 1 0x10) || fail "no DM answer at the new GID: $out"
+case " $(echo $out) " in *" status=0x0000 "*) ;; *) fail "IOUnitInfo at the new GID: $out" ;; esac
+log "IOUnitInfo at the new GID: $(echo $out)"
 
 # The old target port still serves: the session survived the link flap, and
 # a new login after a logout is answered.
