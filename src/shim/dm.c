@@ -16,6 +16,7 @@
 #include <rdma/ib_verbs.h>
 
 #include <srpt/abi/dm.h>
+#include "fault.h"
 #include "objects.h"
 #include "shim.h"
 
@@ -106,17 +107,23 @@ int srpt_k_dm_agent_create(struct srpt_k_device *kdev, uint32_t port_num,
 	agent->dev = dev;
 	agent->port_num = port_num;
 
-	ret = srpt_dm_port_cap(kdev, port_num, true);
+	if (srpt_fault_hit(SRPT_FAULT_DM_PORT_CAP))
+		ret = -ENOMEM;
+	else
+		ret = srpt_dm_port_cap(kdev, port_num, true);
 	if (ret)
 		goto free;
 
 	set_bit(IB_MGMT_METHOD_GET, req.method_mask);
 	set_bit(IB_MGMT_METHOD_SET, req.method_mask);
-	agent->mad_agent = ib_register_mad_agent(kdev->ib_dev, port_num,
-						 IB_QPT_GSI, &req, 0,
-						 srpt_dm_send_handler,
-						 srpt_dm_recv_handler, agent,
-						 0);
+	if (srpt_fault_hit(SRPT_FAULT_DM_AGENT))
+		agent->mad_agent = ERR_PTR(-ENOMEM);
+	else
+		agent->mad_agent = ib_register_mad_agent(kdev->ib_dev, port_num,
+							 IB_QPT_GSI, &req, 0,
+							 srpt_dm_send_handler,
+							 srpt_dm_recv_handler,
+							 agent, 0);
 	if (IS_ERR(agent->mad_agent)) {
 		ret = PTR_ERR(agent->mad_agent);
 		goto clear_cap;

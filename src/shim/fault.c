@@ -42,6 +42,8 @@ static struct srpt_fault srpt_faults[SRPT_FAULT_POINT_COUNT] = {
 	[SRPT_FAULT_CM_REJECT] = { .name = "cm_reject" },
 	[SRPT_FAULT_SRQ_CREATE] = { .name = "srq_create" },
 	[SRPT_FAULT_CHUNK_LARGE] = { .name = "chunk_large" },
+	[SRPT_FAULT_DM_PORT_CAP] = { .name = "dm_port_cap" },
+	[SRPT_FAULT_DM_AGENT] = { .name = "dm_agent" },
 	[SRPT_FAULT_QP_EVENT] = { .name = "qp_event" },
 	[SRPT_FAULT_SRQ_EVENT] = { .name = "srq_event" },
 };

@@ -26,6 +26,8 @@ enum srpt_fault_point {
 	SRPT_FAULT_CM_REJECT,	/* ib_send_cm_rej() / rdma_reject() of a login */
 	SRPT_FAULT_SRQ_CREATE,	/* ib_create_srq() of a device (use_srq) */
 	SRPT_FAULT_CHUNK_LARGE,	/* a ring's try at a 128 KiB chunk (queue.c) */
+	SRPT_FAULT_DM_PORT_CAP,	/* ib_modify_port() setting IsDM (dm.c) */
+	SRPT_FAULT_DM_AGENT,	/* ib_register_mad_agent() of a DM agent */
 	/*
 	 * Not a failing call but an event rxe never raises: after a receive
 	 * completion, the QP's own event handler gets QP_ACCESS_ERR, or (on an
