@@ -147,7 +147,8 @@ void Target::port_event(Device& dev, u32 port_num, srpt_port_event ev) {
 
 void Target::port_events_work_fn(void* arg) {
   // SAFETY: the device outlives its event work: removal flushes the work
-  // before it destroys the device (remove_device, step 2).
+  // and destroys it before it destroys the device (remove_device, steps 2
+  // and 4).
   Device& dev = *static_cast<Device*>(arg);
   for (Port& p : dev.ports()) {
     const u32 events = p.take_events();
