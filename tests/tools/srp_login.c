@@ -12,15 +12,21 @@
  *   rejected status=N reason=0xNNNNNNNN      (reason 0 when no SRP_LOGIN_REJ)
  *   error <what>
  * and exits 0 for established, 1 for rejected, 2 for errors. With HOLD_S the
- * connection stays up that many seconds before a clean disconnect.
+ * connection stays up that many seconds before a clean disconnect, unless
+ * the target disconnects first: then the tool exits at once and sends
+ * nothing more. (A DREQ of its own sent while the test has the link down
+ * would put rxe's GSI QP in the error state for good: case 51.)
  */
 #include <arpa/inet.h>
 #include <netdb.h>
+#include <poll.h>
 #include <rdma/rdma_cma.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct rdma_event_channel *ec;
@@ -34,6 +40,30 @@ static struct rdma_cm_event *wait_event(void)
 		exit(2);
 	}
 	return ev;
+}
+
+/*
+ * Holds the connection up to `seconds`; true when the target disconnected
+ * meanwhile (its DREQ was answered by the CM).
+ */
+static bool peer_disconnected_within(int seconds)
+{
+	const time_t end = time(NULL) + seconds;
+	struct pollfd p = { .fd = ec->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	bool gone;
+	time_t now;
+
+	while ((now = time(NULL)) < end) {
+		if (poll(&p, 1, (int)(end - now) * 1000) <= 0)
+			continue;
+		ev = wait_event();
+		gone = ev->event == RDMA_CM_EVENT_DISCONNECTED;
+		rdma_ack_cm_event(ev);
+		if (gone)
+			return true;
+	}
+	return false;
 }
 
 static void expect(enum rdma_cm_event_type want, const char *what)
@@ -154,8 +184,8 @@ int main(int argc, char **argv)
 		       rsp[26], be32(rsp + 4), be32(rsp + 16), be32(rsp + 20));
 		fflush(stdout);
 		rdma_ack_cm_event(ev);
-		sleep(hold);
-		rdma_disconnect(id);
+		if (!peer_disconnected_within(hold))
+			rdma_disconnect(id);
 		return 0;
 	}
 	if (ev->event == RDMA_CM_EVENT_REJECTED) {

@@ -33,7 +33,11 @@ wait_port() {
 	fail "port not $1 after 10 s: $(port_state)"
 }
 
-"$FAULT_TOOL" "$VETH0_IP" "$SRP_PORT" "$FAULT_IID" "$FAULT_GUID" multi 15 >/tmp/hold.out 2>&1 &
+# The held login must outlast the outage: a DREQ of its own sent while
+# the link is down would kill QP1 just as the target's would (on the debug
+# kernel this case takes 12 s from link down to up, and a 15 s hold sent
+# its DREQ in the middle). It ends when the target disconnects it.
+"$FAULT_TOOL" "$VETH0_IP" "$SRP_PORT" "$FAULT_IID" "$FAULT_GUID" multi 300 >/tmp/hold.out 2>&1 &
 hold=$!
 srp_wait_channels 1
 kmsg_mark "51 down"
