@@ -41,8 +41,16 @@ rxe_modules || setup_err="modprobe of rxe modules failed"
 [ -n "$setup_err" ] || configfs_mount || setup_err="configfs mount failed"
 
 # Restore the state every case starts from; prints what it had to do.
+# `clean_state fresh` (after a failed case) also makes rxe0 anew: a failure
+# can leave it unusable for every later case (a MAD rxe cannot route puts
+# its GSI QP in the error state for good; case 51 failing on the debug
+# kernel took 53 and 54 down with it).
 clean_state() {
 	srpt_unload || return 1
+	if [ "${1:-}" = fresh ] && rxe_present; then
+		echo "re-creating $RXE after the failed case"
+		rxe_del || return 1
+	fi
 	if ! rxe_present; then
 		echo "restoring $RXE"
 		rxe_add || return 1
@@ -156,7 +164,9 @@ for c in $SRPT_VM_CASES; do
 		echo "### post-case cleanup" >>"$log"
 		# Bounded too: after an Oops, rmmod or a configfs rmdir can block
 		# for ever, and the run must say so now, not at the guest timeout.
-		clean_state >>"$log" 2>&1 &
+		fresh=
+		[ "$status" != fail ] || fresh=fresh
+		clean_state $fresh >>"$log" 2>&1 &
 		cpid=$!
 		deadline=$((SECONDS + 120))
 		while kill -0 "$cpid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
