@@ -15,6 +15,7 @@
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
 . "$SRPT_ROOT/tests/vm/fault.sh"
+. "$SRPT_ROOT/tests/vm/port.sh"
 
 [ -x "$FAULT_TOOL" ] || fail "$FAULT_TOOL missing (make tools)"
 srpt_load
@@ -22,16 +23,6 @@ fault_target
 tpg=$SRPT_CFS/$(port_guid_name)/tpgt_1
 fault_warm_up
 
-port_state() { cat "/sys/class/infiniband/$RXE/ports/1/state"; }
-# wait_port STATE: until rxe0 port 1 is in STATE (DOWN, ACTIVE), 10 s at most.
-wait_port() {
-	local i
-	for i in $(seq 100); do
-		case $(port_state) in *"$1"*) return 0 ;; esac
-		sleep 0.1
-	done
-	fail "port not $1 after 10 s: $(port_state)"
-}
 
 # The held login must outlast the outage: a DREQ of its own sent while
 # the link is down would kill QP1 just as the target's would (on the debug

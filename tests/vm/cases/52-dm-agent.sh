@@ -13,11 +13,9 @@
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
 
-DMQ=$SRPT_ROOT/build/tools/dm_query
-[ -x "$DMQ" ] || fail "$DMQ missing (make tools)"
-modprobe ib_umad || fail "modprobe ib_umad"
-capfile=/sys/class/infiniband/$RXE/ports/1/cap_mask
-dm_cap() { echo $(($(cat "$capfile") >> 19 & 1)); }
+. "$SRPT_ROOT/tests/vm/port.sh"
+
+dm_setup
 assert_eq "$(dm_cap)" 0 "DM capability before the load"
 
 srpt_load

@@ -14,24 +14,11 @@
 # end, and the names with it.
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
+. "$SRPT_ROOT/tests/vm/port.sh"
 
 srpt_is_intree && skip "the log lines and configfs answers checked are this module's"
-DMQ=$SRPT_ROOT/build/tools/dm_query
-[ -x "$DMQ" ] || fail "$DMQ missing (make tools)"
-modprobe ib_umad || fail "modprobe ib_umad"
+dm_setup
 
-port_state() { cat "/sys/class/infiniband/$RXE/ports/1/state"; }
-# wait_for DESCRIPTION COMMAND...: until COMMAND succeeds, 10 s (x WAIT_SCALE).
-wait_for() {
-	local what=$1 i
-	shift
-	for i in $(seq $((100 * WAIT_SCALE))); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	fail "not $what after $((10 * WAIT_SCALE)) s"
-}
-port_is() { case $(port_state) in *"$1"*) return 0 ;; esac; return 1; }
 gid0_is_not() { [ "$(port_gid0 2>/dev/null)" != "$1" ] && port_gid0 2>/dev/null | grep -q '^fe80:'; }
 # verify MiB SEEK: MiB of random data written and read back through $dev.
 verify() {
@@ -56,10 +43,10 @@ log "8 MiB verified before the change"
 kmsg_mark "53 change"
 new_mac=02:53:00:00:00:01
 run ip link set "$VETH0" down
-wait_for "port DOWN" port_is DOWN
+wait_port DOWN
 run ip link set "$VETH0" address "$new_mac"
 run ip link set "$VETH0" up
-wait_for "port ACTIVE" port_is ACTIVE
+wait_port ACTIVE
 wait_for "a new link-local GID 0" gid0_is_not "$old_gid0"
 new_guid=$(port_guid_name)
 new_gid=$(port_gid_name)
@@ -109,10 +96,10 @@ srp_cleanup
 # Back to the first MAC: the first names again.
 kmsg_mark "53 back"
 run ip link set "$VETH0" down
-wait_for "port DOWN" port_is DOWN
+wait_port DOWN
 run ip link set "$VETH0" address "$old_mac"
 run ip link set "$VETH0" up
-wait_for "port ACTIVE" port_is ACTIVE
+wait_port ACTIVE
 wait_for "GID 0 back" sh -c "[ \"\$(cat /sys/class/infiniband/$RXE/ports/1/gids/0)\" = '$old_gid0' ]"
 wait_for "the names back" sh -c "dmesg | grep -q 'target port names now $old_guid and $old_gid'"
 run mkdir -p "$SRPT_CFS"  # srp_cleanup removed the fabric's directory

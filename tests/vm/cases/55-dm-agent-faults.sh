@@ -10,22 +10,12 @@
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
 . "$SRPT_ROOT/tests/vm/fault.sh"
+. "$SRPT_ROOT/tests/vm/port.sh"
 
 srpt_is_intree && skip "the fault points are this module's"
-DMQ=$SRPT_ROOT/build/tools/dm_query
-[ -x "$DMQ" ] || fail "$DMQ missing (make tools)"
-modprobe ib_umad || fail "modprobe ib_umad"
-capfile=/sys/class/infiniband/$RXE/ports/1/cap_mask
-dm_cap() { echo $(($(cat "$capfile") >> 19 & 1)); }
-port_is() { case $(cat "/sys/class/infiniband/$RXE/ports/1/state") in *"$1"*) return 0 ;; esac; return 1; }
-wait_port() {
-	local i
-	for i in $(seq $((100 * WAIT_SCALE))); do
-		port_is "$1" && return 0
-		sleep 0.1
-	done
-	fail "port not $1"
-}
+dm_setup
+# agent_registered MARK: the module logged a new DM agent since MARK.
+agent_registered() { dmesg_since "$1" | grep -q "$RXE port 1: device management agent registered"; }
 # iou_status: the status of rxe0 port 1's answer to IOUnitInfo.
 iou_status() { "$DMQ" "$RXE" 1 0x10 | sed -n 's/.*status=\(0x[0-9a-f]*\).*/\1/p' | head -n 1; }
 
@@ -47,10 +37,7 @@ for point in dm_port_cap dm_agent; do
 	wait_port DOWN
 	run ip link set "$VETH0" up
 	wait_port ACTIVE
-	for i in $(seq $((100 * WAIT_SCALE))); do
-		dmesg_since "55 $point" | grep -q "$RXE port 1: device management agent registered" && break
-		sleep 0.1
-	done
+	wait_for "the agent registered" agent_registered "55 $point"
 	expect_dmesg_since "55 $point" "ib_srpt: $RXE port 1: device management agent registered" \
 		"agent made when the port came back"
 	assert_eq "$(dm_cap)" 1 "DM capability after the port came back ($point)"
