@@ -117,7 +117,12 @@ while kill -0 "$qpid" 2>/dev/null; do
 	fi
 	sleep 0.5
 done
-wait "$qpid" 2>/dev/null || true
+# QEMU's own exit status tells a guest that powered off or reset (0) from
+# QEMU killed from outside or crashing (128+signal; the host's OOM killer
+# leaves a line in the host's kernel log).
+qemu_rc=0
+wait "$qpid" 2>/dev/null || qemu_rc=$?
+echo "$qemu_rc" >"$out/qemu.status"
 if [ -n "$tailpid" ]; then
 	sleep 0.5   # let tail print the last lines
 	kill "$tailpid" 2>/dev/null || true
@@ -132,6 +137,13 @@ if [ "$timed_out" = 1 ]; then
 fi
 if [ ! -f "$out/job.status" ]; then
 	vm_log "guest stopped without finishing its job after ${secs}s; see $out/console.log"
+	if [ "$qemu_rc" -gt 128 ]; then
+		vm_log "QEMU (pid $qpid) ended by signal $((qemu_rc - 128))"
+		dmesg 2>/dev/null | grep -E "(Killed process|oom-kill).*\b$qpid\b" | tail -n 2 |
+			sed 's/^/vm: host kernel: /' || true
+	else
+		vm_log "QEMU (pid $qpid) exited with status $qemu_rc (the guest powered off or reset)"
+	fi
 	exit 125
 fi
 exit "$(cat "$out/job.status")"

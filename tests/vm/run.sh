@@ -235,6 +235,16 @@ boot_rc=$?
 stream
 secs=$(echo "$t0 $(date +%s.%N)" | awk '{printf "%.1f", $2 - $1}')
 
+# guest_end_report: how the guest ended (boot.sh's lines, QEMU's status and
+# stderr) and the last lines of its console.
+guest_end_report() {
+	echo "# --- how the guest ended ($out/boot.log, $out/qemu.log)"
+	grep '^vm: ' "$out/boot.log" 2>/dev/null | tail -n 4 | sed 's/^/#   /'
+	tail -n 5 "$out/qemu.log" 2>/dev/null | sed 's/^/#   qemu: /'
+	echo "# --- last lines of $out/console.log"
+	tail -n 20 "$out/console.log" 2>/dev/null | sed 's/^/#   /'
+}
+
 # Cases the guest never reported (it crashed or hung) fail.
 why="guest stopped before reporting it"
 [ "$boot_rc" != 124 ] || why="guest timed out (${timeout}s) before finishing it"
@@ -246,6 +256,9 @@ while [ "$i" -lt "$n" ]; do
 	name=$(basename "${cases[$i]}" .sh)
 	i=$((i + 1))
 	report "$i" fail "$name" "$why"
+	# Where the guest stopped, the host's side of it comes first: a CI
+	# excerpt keeps the head of a long report and may cut its tail.
+	[ "$i" = $((seen + 1)) ] && [ ! -s "$out/results.aborted" ] && guest_end_report
 done
 
 # Host check 1: the guest ran everything and powered off by itself.
@@ -260,8 +273,8 @@ else
 	   [ ! -s "$out/results.aborted" ] || r="$r: $(cat "$out/results.aborted")" ;;
 	esac
 	report $((n + 1)) fail "guest ran all cases and powered off" "$r"
-	echo "# --- last lines of $out/console.log"
-	tail -n 30 "$out/console.log" 2>/dev/null | sed 's/^/#   /'
+	# (Shown at the first unreported case already, if there was one.)
+	[ "$seen" -lt "$n" ] && [ ! -s "$out/results.aborted" ] || guest_end_report
 	echo "# --- last lines of $out/guest.log"
 	tail -n 10 "$out/guest.log" 2>/dev/null | sed 's/^/#   /'
 fi
