@@ -2,6 +2,7 @@
 #include <srpt/core/srq.h>
 
 #include <srpt/abi/log.h>
+#include <srpt/core/abi_handle.h>
 
 namespace srpt {
 
@@ -15,10 +16,9 @@ Result<RefPtr<SharedRecvQueue>> SharedRecvQueue::create(srpt_k_device* kdev,
   q->name_ = name;
   q->on_failure_ = on_failure;
   u32 got = count;
-  // SAFETY: the SRQ object outlives the kernel SRQ (the destructor
-  // destroys it), so every event finds it.
-  const int ret = srpt_k_srq_create(kdev, &got, buf_size, imm_offset,
-                                    reinterpret_cast<srpt_core_srq*>(q.get()), &q->ksrq_);
+  // The SRQ object outlives the kernel SRQ (the destructor destroys it),
+  // so every event finds it (abi_entry.cpp).
+  const int ret = srpt_k_srq_create(kdev, &got, buf_size, imm_offset, to_abi(*q), &q->ksrq_);
   if (ret) return Error::from_kernel(ret);
   q->ring_ = srpt_k_srq_ring(q->ksrq_);
   q->count_ = got;

@@ -10,12 +10,14 @@
 #include <srpt/abi/cm.h>
 #include <srpt/abi/cmd.h>
 #include <srpt/abi/device.h>
+#include <srpt/abi/queue.h>
 
 namespace srpt {
 
 class Channel;
 class Command;
 class Device;
+class SharedRecvQueue;
 
 // The handle of a device the shim stores for the DM agents of its ports
 // (srpt_k_dm_agent_create) and gives back in srpt_core_dm_answer().
@@ -30,5 +32,10 @@ srpt_core_cmd* to_abi(Command& cmd);
 // from the fake's cm_ids and QPs).
 Channel& from_abi(srpt_core_chan* ch);
 Command& from_abi(srpt_core_cmd* cmd);
+
+// The handle the shim stores as the context of a kernel SRQ
+// (srpt_k_srq_create) and gives back with its events.
+srpt_core_srq* to_abi(SharedRecvQueue& q);
+SharedRecvQueue& from_abi(srpt_core_srq* q);
 
 }  // namespace srpt
