@@ -141,8 +141,10 @@ if [ ! -f "$out/job.status" ]; then
 		vm_log "QEMU (pid $qpid) ended by signal $((qemu_rc - 128))"
 		dmesg 2>/dev/null | grep -E "(Killed process|oom-kill).*\b$qpid\b" | tail -n 2 |
 			sed 's/^/vm: host kernel: /' || true
+	elif [ "$qemu_rc" = 0 ]; then
+		vm_log "QEMU (pid $qpid) exited with status 0 (the guest powered off or reset)"
 	else
-		vm_log "QEMU (pid $qpid) exited with status $qemu_rc (the guest powered off or reset)"
+		vm_log "QEMU (pid $qpid) failed with status $qemu_rc (its error is in $out/qemu.log)"
 	fi
 	exit 125
 fi
