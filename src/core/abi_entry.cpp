@@ -59,13 +59,6 @@ srpt_core_cmd* srpt::to_abi(Command& cmd) { return reinterpret_cast<srpt_core_cm
 // passed when it made the agent; remove_device() destroys every agent
 // (waiting for its handlers) before the Device.
 srpt_core_device* srpt::to_abi(Device& dev) { return reinterpret_cast<srpt_core_device*>(&dev); }
-// SAFETY: a srpt_core_srq* the shim gives back is the context
-// SharedRecvQueue::create() passed with the kernel SRQ; the SharedRecvQueue
-// destroys that SRQ (after which no event comes) before it goes.
-srpt_core_srq* srpt::to_abi(SharedRecvQueue& q) { return reinterpret_cast<srpt_core_srq*>(&q); }
-srpt::SharedRecvQueue& srpt::from_abi(srpt_core_srq* q) {
-  return *reinterpret_cast<SharedRecvQueue*>(q);
-}
 
 extern "C" {
 

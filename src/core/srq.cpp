@@ -6,6 +6,14 @@
 
 namespace srpt {
 
+// The SRQ's handle pair lives with the SRQ rather than in abi_entry.cpp, so
+// that the SRQ links without the rest of the core (tests/threads).
+// SAFETY: a srpt_core_srq* the shim gives back is the context create()
+// passed with the kernel SRQ; the SharedRecvQueue destroys that SRQ (after
+// which no event comes) before it goes.
+srpt_core_srq* to_abi(SharedRecvQueue& q) { return reinterpret_cast<srpt_core_srq*>(&q); }
+SharedRecvQueue& from_abi(srpt_core_srq* q) { return *reinterpret_cast<SharedRecvQueue*>(q); }
+
 Result<RefPtr<SharedRecvQueue>> SharedRecvQueue::create(srpt_k_device* kdev,
                                                         const char* name, u32 count,
                                                         u32 buf_size, u32 imm_offset,
@@ -17,7 +25,7 @@ Result<RefPtr<SharedRecvQueue>> SharedRecvQueue::create(srpt_k_device* kdev,
   q->on_failure_ = on_failure;
   u32 got = count;
   // The SRQ object outlives the kernel SRQ (the destructor destroys it),
-  // so every event finds it (abi_entry.cpp).
+  // so every event finds it (above).
   const int ret = srpt_k_srq_create(kdev, &got, buf_size, imm_offset, to_abi(*q), &q->ksrq_);
   if (ret) return Error::from_kernel(ret);
   q->ring_ = srpt_k_srq_ring(q->ksrq_);

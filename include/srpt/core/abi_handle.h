@@ -4,7 +4,8 @@
 // and distinct, so that handing the shim one where it keeps the other, or
 // the shim giving one back where the other is expected, does not compile
 // (tests/unit/abi/handles_check.sh). Both directions are converted only in
-// abi_entry.cpp, which states why a handle given back is what it names.
+// abi_entry.cpp (the SRQ's in srq.cpp), which states why a handle given
+// back is what it names.
 #pragma once
 
 #include <srpt/abi/cm.h>
@@ -34,7 +35,7 @@ Channel& from_abi(srpt_core_chan* ch);
 Command& from_abi(srpt_core_cmd* cmd);
 
 // The handle the shim stores as the context of a kernel SRQ
-// (srpt_k_srq_create) and gives back with its events.
+// (srpt_k_srq_create) and gives back with its events (defined in srq.cpp).
 srpt_core_srq* to_abi(SharedRecvQueue& q);
 SharedRecvQueue& from_abi(srpt_core_srq* q);
 
