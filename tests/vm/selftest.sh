@@ -98,8 +98,31 @@ grep -Eq '^not ok [0-9]+ - guest ran all cases and powered off: guest died' "$lo
 grep -Eq '^[0-9]+ passed, [0-9]+ failed' "$log" ||
 	problems+=("run.sh printed no 'N passed, N failed' line")
 
+# A boot that does not reach its job is booted once more (scripts/vm/boot.sh):
+# a first boot given 2 s must be retried and the case then pass; two boots
+# given 2 s each must fail every case, saying so.
+if [ $debug = 0 ]; then
+	also="; a boot stuck before its job was booted again"
+	blog=$SRPT_ROOT/build/vm/selftest-boot.log
+	bout=$SRPT_ROOT/build/vm/runs/selftest-boot
+	SRPT_VM_BOOT_TIMEOUT_FIRST=2 "$SRPT_ROOT/tests/vm/run.sh" --out "$bout" "$@" 01-load >"$blog" 2>&1
+	brc=$?
+	sed 's/^/# | /' "$blog"
+	{ [ "$brc" = 0 ] && grep -q '^ok 1 - 01-load$' "$blog" &&
+		grep -q '^# vm: booting again (attempt 2 of 2)' "$blog" &&
+		[ -e "$bout/console.boot1.log" ]; } ||
+		problems+=("a first boot stopped after 2 s was not booted again to pass 01-load (see $blog)")
+	SRPT_VM_BOOT_TIMEOUT=2 "$SRPT_ROOT/tests/vm/run.sh" --out "$bout" "$@" 01-load >"$blog" 2>&1
+	brc=$?
+	sed 's/^/# | /' "$blog"
+	{ [ "$brc" != 0 ] &&
+		grep -q '^not ok 1 - 01-load: no boot of the guest started its job' "$blog" &&
+		grep -q '^# vm: no boot of 2 reached the job' "$blog"; } ||
+		problems+=("two boots stopped after 2 s each were not reported as failing 01-load (see $blog)")
+fi
+
 if [ ${#problems[@]} -eq 0 ]; then
-	echo "ok 1 - vm runner self-test: $what were reported as failures"
+	echo "ok 1 - vm runner self-test: $what were reported as failures${also:-}"
 	echo "1 passed, 0 failed"
 	exit 0
 fi
@@ -107,6 +130,6 @@ for p in "${problems[@]}"; do
 	echo "# problem: $p"
 done
 echo "# full runner output: $log"
-echo "not ok 1 - vm runner self-test: $what were reported as failures"
+echo "not ok 1 - vm runner self-test: $what were reported as failures${also:-}"
 echo "0 passed, 1 failed"
 exit 1
