@@ -84,6 +84,23 @@ for bad in 'cm_destroyed 2' 'ownership_broken 1' 'cm_destroyed_by_channel 2' 'lo
 		bash -c '! SRPT_OBJECTS=$1 bash -c ". \"\$SRPT_ROOT/tests/vm/lib.sh\"; srpt_objects_check" 2>/dev/null' _ "$tmp/bad"
 done
 
+# poll_until: success as soon as the command succeeds; the command's failure
+# once the time is up (here 1 s: ten tries and a last one). wait_for: the
+# case fails, naming what did not happen (WAIT_SCALE 0: no wait).
+tries=$tmp/tries
+third_try() { echo x >>"$tries"; [ "$(wc -l <"$tries")" -ge 3 ]; }
+never() { echo x >>"$tries"; return 3; }
+poll_third() { : >"$tries"; poll_until 1 third_try && [ "$(wc -l <"$tries")" = 3 ]; }
+poll_never() { : >"$tries"; poll_until 1 never; [ $? = 3 ] && [ "$(wc -l <"$tries")" = 11 ]; }
+wait_for_fails() {
+	local out
+	out=$(WAIT_SCALE=0 wait_for "the thing" false) && return 1
+	[ "$out" = "FAIL: not the thing after 0 s" ]
+}
+check "poll_until returns once the command succeeds (third try)" poll_third
+check "poll_until fails with the command's status when it never succeeds, after 11 tries" poll_never
+check "wait_for fails the case with what did not happen" wait_for_fails
+
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

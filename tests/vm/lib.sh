@@ -167,6 +167,25 @@ kernel_is_debug() { [ "$KERNEL_DEBUG" = 1 ]; }
 # (10 on the debug kernel, where starting a test initiator alone took 15 s
 # in case 31).
 if kernel_is_debug; then WAIT_SCALE=10; else WAIT_SCALE=1; fi
+# poll_until SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds,
+# for SECONDS times WAIT_SCALE; the status of its last run. For the waits
+# whose caller reports failure itself (cleanup paths that must not exit).
+poll_until() {
+	local tenths=$(($1 * 10 * WAIT_SCALE)) i
+	shift
+	for i in $(seq "$tenths"); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	"$@"
+}
+# wait_for DESCRIPTION COMMAND...: until COMMAND succeeds, 10 s (times
+# WAIT_SCALE); fails the case otherwise.
+wait_for() {
+	local what=$1
+	shift
+	poll_until 10 "$@" || fail "not $what after $((10 * WAIT_SCALE)) s"
+}
 
 # ---------------------------------------------------------------- memory
 # meminfo KEY: a /proc/meminfo value in kB.
@@ -311,17 +330,16 @@ srpt_cfs_clear() {
 # initiator_clear: log the in-kernel SRP initiator out of everything and
 # unload it, so that no initiator keeps reconnecting into later cases.
 initiator_clear() {
-	local p i
+	local p
 	[ -d /sys/module/ib_srp ] || return 0
 	for p in /sys/class/srp_remote_ports/port-*; do
 		[ -e "$p/delete" ] && { echo "cleanup: delete SRP remote port ${p##*/}"; echo 1 >"$p/delete"; }
 	done
-	for i in $(seq 100); do
-		ls /sys/class/srp_remote_ports/ 2>/dev/null | grep -q . || break
-		sleep 0.1
-	done
+	poll_until 10 srp_remote_ports_gone
 	rmmod ib_srp || return 1
 }
+# srp_remote_ports_gone: the SRP initiator lists no remote port.
+srp_remote_ports_gone() { ! ls /sys/class/srp_remote_ports/ 2>/dev/null | grep -q .; }
 # backstores_clear: remove the target core's storage objects and HBAs (the
 # LUN links to them are gone with the fabric tree), and null_blk.
 backstores_clear() {

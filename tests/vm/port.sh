@@ -5,17 +5,6 @@
 # port_state: rxe0 port 1's state as sysfs shows it ("1: DOWN", "4: ACTIVE").
 port_state() { cat "/sys/class/infiniband/$RXE/ports/1/state"; }
 port_is() { case $(port_state) in *"$1"*) return 0 ;; esac; return 1; }
-# wait_for DESCRIPTION COMMAND...: until COMMAND succeeds, 10 s (times
-# WAIT_SCALE); fails the case otherwise.
-wait_for() {
-	local what=$1 i
-	shift
-	for i in $(seq $((100 * WAIT_SCALE))); do
-		"$@" && return 0
-		sleep 0.1
-	done
-	fail "not $what after $((10 * WAIT_SCALE)) s"
-}
 # wait_port STATE: until rxe0 port 1 is in STATE (DOWN, ACTIVE).
 wait_port() { wait_for "port $1 (state: $(port_state))" port_is "$1"; }
 

@@ -70,22 +70,17 @@ srp_rxe_objects() {
 # taken at that moment still counts a channel of ib_srp's (case 44 on 6.12
 # in CI, 2026-12-02: baseline qp=2 cq=5, later qp=1 cq=3).
 srp_logout() {
-	local p i
+	local p
 	for p in /sys/class/srp_remote_ports/port-*; do
 		[ -e "$p/delete" ] && echo 1 >"$p/delete"
 	done
-	for i in $(seq 100); do
-		ls /sys/class/srp_remote_ports/ 2>/dev/null | grep -q . || break
-		sleep 0.1
-	done
-	ls /sys/class/srp_remote_ports/ 2>/dev/null | grep -q . &&
-		fail "SRP remote ports still present after delete"
-	for i in $(seq 100); do
-		[ "$(srp_rxe_objects)" = 0 ] && return 0
-		sleep 0.1
-	done
-	fail "ib_srp still holds $(srp_rxe_objects) QPs/CQs on $RXE 10 s after logout"
+	poll_until 10 srp_remote_ports_gone ||
+		fail "SRP remote ports still present $((10 * WAIT_SCALE)) s after delete"
+	poll_until 10 srp_rxe_idle ||
+		fail "ib_srp still holds $(srp_rxe_objects) QPs/CQs on $RXE $((10 * WAIT_SCALE)) s after logout"
 }
+# srp_rxe_idle: ib_srp holds no QP or CQ on rxe0.
+srp_rxe_idle() { [ "$(srp_rxe_objects)" = 0 ]; }
 
 # srp_disk_timeout NAME: the SCSI command timeout of disk NAME. sd's 30 s
 # assumes a kernel that moves a few thousand commands a second; the debug
@@ -125,14 +120,12 @@ srp_channels() {
 # srp_wait_channels N: until exactly N channels are listed (10 s, times
 # WAIT_SCALE).
 srp_wait_channels() {
-	local i
-	for i in $(seq $((100 * WAIT_SCALE))); do
-		[ "$(srp_channels | wc -l)" -eq "$1" ] && return 0
-		sleep 0.1
-	done
+	poll_until 10 srp_channel_count_is "$1" && return 0
 	srp_channels
 	fail "expected $1 channels"
 }
+# srp_channel_count_is N: the module lists exactly N live channels.
+srp_channel_count_is() { [ "$(srp_channels | wc -l)" -eq "$1" ]; }
 
 # srp_cleanup: initiator out, configfs and backstore down, null_blk unloaded.
 srp_cleanup() {
