@@ -76,6 +76,12 @@ qemu=(qemu-system-x86_64
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$out,mount_tag=srptout,security_model=none,multidevs=remap")
 
+# SRPT_VM_ICOUNT=SPEC (e.g. shift=4,align=off,sleep=off): QEMU's -icount.
+# Guest time then advances with instructions executed (one vCPU thread for
+# all vCPUs), not with the host's clock, so a figure the guest measures
+# reflects work done rather than how busy the host is (tests/bench).
+[ -z "${SRPT_VM_ICOUNT:-}" ] || qemu+=(-icount "$SRPT_VM_ICOUNT")
+
 start=$(date +%s.%N)
 deadline=$(($(date +%s) + timeout))
 # A kernel that never reaches the job is stopped long before the run's own

@@ -28,7 +28,8 @@
 # BENCH_SRP (ib_srp add/remove cycles, 12), BENCH_STORMS ("16 64 256"),
 # BENCH_MEM_N (64), BENCH_FIO_S (seconds per fio job, 6), BENCH_FIO_ROUNDS
 # (5), BENCH_FIO_CPU (the CPU fio is pinned to, 1; empty: not pinned),
-# BENCH_PHASES (default "seq storm mem ib_srp fio").
+# BENCH_PHASES (default "seq storm mem ib_srp fio"), BENCH_ICOUNT (only
+# recorded in meta.txt: the -icount this guest runs under, if any).
 #
 # fio runs last, in rounds that alternate the SRP targets (in-tree, ours,
 # in-tree, ours, ...), each target loaded afresh per round; the report takes
@@ -39,7 +40,9 @@
 # 2x between rounds of one boot (2076 against 4540); pinned, 4 rounds of
 # each driver stayed within 5% of each other but for one round disturbed
 # on the host. A busy host still spreads the rounds by up to 30% (pinned
-# or not), hence five of them and the median.
+# or not), hence five of them and the median. tests/bench/run.sh runs the
+# rounds once more in an instruction-counted guest (BENCH_ICOUNT, written
+# to meta.txt), where they agree within a few percent.
 set -u
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
@@ -262,9 +265,18 @@ phase_mem() {
 	paste -sd ' ' "$f"
 }
 
+# cpu_busy: "BUSY TOTAL" clock ticks (USER_HZ) of all CPUs since boot from
+# /proc/stat: busy is user, nice, system, irq, softirq and steal; total adds
+# idle and iowait. Taken around each fio job, busy ticks per I/O is the CPU
+# the whole guest (fio, ib_srp, rxe, the target, null_blk) spent on one
+# command. No ramp time in the jobs: the ticks span the job's whole run.
+cpu_busy() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9 }' /proc/stat
+}
+
 # I/O through ib_srp (default login) with fio; $1: the round.
 phase_fio() {
-	local round=$1 dev job
+	local round=$1 dev job name rw bs qd
 	[ "$TARGET" = floor ] && return 0
 	say "$TARGET: fio round $round, ${FIO_S}s per job"
 	wait_qps 0 60
@@ -274,13 +286,16 @@ phase_fio() {
 		return 1
 	}
 	dev=$(srp_disk) || { echo "fio: no disk" >>"$RAW/errors.txt"; return 1; }
-	for job in randread:4k:32 randwrite:4k:32 read:1m:8 write:1m:8; do
-		IFS=: read -r rw bs qd <<<"$job"
-		${FIO_CPU:+taskset -c "$FIO_CPU"} fio --name="$rw-$bs" --filename="$dev" \
+	for job in randread-4k:randread:4k:32 randwrite-4k:randwrite:4k:32 read-1m:read:1m:8 \
+		write-1m:write:1m:8 randread-4k-qd1:randread:4k:1; do
+		IFS=: read -r name rw bs qd <<<"$job"
+		cpu_busy >"$RAW/cpu_$name.r$round.txt"
+		${FIO_CPU:+taskset -c "$FIO_CPU"} fio --name="$name" --filename="$dev" \
 			--direct=1 --ioengine=libaio --rw="$rw" --bs="$bs" --iodepth="$qd" --numjobs=1 \
-			--runtime="$FIO_S" --ramp_time=1 --time_based --group_reporting \
-			--output-format=json --output="$RAW/fio_$rw-$bs.r$round.json" >/dev/null 2>&1 ||
-			echo "fio $rw $bs failed" >>"$RAW/errors.txt"
+			--runtime="$FIO_S" --time_based --group_reporting \
+			--output-format=json --output="$RAW/fio_$name.r$round.json" >/dev/null 2>&1 ||
+			echo "fio $name failed" >>"$RAW/errors.txt"
+		cpu_busy >>"$RAW/cpu_$name.r$round.txt"
 	done
 	srp_logout
 	wait_qps 0 60
@@ -304,6 +319,7 @@ setup || { say "setup failed"; exit 1; }
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 	echo "seq=$SEQ seq_gap_ms=$SEQ_GAP_MS srp_reps=$SRP_REPS storms=${STORMS// /,} mem_n=$MEM_N fio_s=$FIO_S fio_rounds=$FIO_ROUNDS"
 	echo "login_opts=$LOGIN_OPTS"
+	[ -z "${BENCH_ICOUNT:-}" ] || echo "icount=$BENCH_ICOUNT"
 } >"$OUT/raw/meta.txt"
 kmsg_mark "bench start"
 st=0
