@@ -30,6 +30,8 @@ subset=${SRPT_CHECK_CASES:-10 20 35 06 41}
 run_suite unit make -s -C "$here" unit
 run_suite threads make -s -C "$here" threads
 run_suite fuzz make -s -C "$here" fuzz-check
+# The guest runner's own helpers on made-up input (seconds, no guest).
+run_suite vm-lib-checks "$here/tests/vm/lib-checks.sh"
 # The probes' fallback code, on the first kernel (its normal build follows).
 run_suite module-fallback make -s -C "$here" module-fallback KVER="${kernels%% *}"
 for k in $kernels; do
