@@ -21,7 +21,7 @@ mkdir -p "$logdir"
 # shellcheck source=suites.sh
 . "$here/scripts/suites.sh"
 
-"$here/scripts/install-deps.sh" build unit fuzz vm || { echo "installing dependencies failed"; echo "0 passed, 1 failed"; exit 1; }
+"$here/scripts/install-deps.sh" build unit fuzz vm report || { echo "installing dependencies failed"; echo "0 passed, 1 failed"; exit 1; }
 
 kernels=${SRPT_CHECK_KERNELS:-$("$here/scripts/kernel/info.sh" --names | tr '\n' ' ')}
 full=${SRPT_CHECK_FULL:-6.12}
@@ -32,6 +32,9 @@ run_suite threads make -s -C "$here" threads
 run_suite fuzz make -s -C "$here" fuzz-check
 # The guest runner's own helpers on made-up input (seconds, no guest).
 run_suite vm-lib-checks "$here/tests/vm/lib-checks.sh"
+# The bench report's arithmetic (spread, CPU per I/O, which guest the I/O
+# goals come from) on made-up output.
+run_suite bench-report python3 "$here/tests/bench/report_test.py"
 # The probes' fallback code, on the first kernel (its normal build follows).
 run_suite module-fallback make -s -C "$here" module-fallback KVER="${kernels%% *}"
 for k in $kernels; do

@@ -8,6 +8,7 @@
 #   fuzz   clang and libFuzzer for the host fuzz targets (tests/fuzz)
 #   deb    debhelper, dh-dkms and lintian for `make deb`, dkms to check it
 #   bench  python3 and matplotlib for `make bench`'s report and plot
+#   report python3 alone, for the report's host test in `make check`
 #   all    every group above
 #
 # Why a script and not a README line: the machines this project runs on (a
@@ -74,8 +75,11 @@ pkgs_deb() {
 	# dkms itself for the host check that builds the packaged source.
 	echo debhelper dh-dkms dpkg-dev lintian dkms git
 }
+pkgs_report() {
+	echo python3
+}
 pkgs_bench() {
-	echo python3 python3-matplotlib
+	echo "$(pkgs_report) python3-matplotlib"
 }
 
 # Print the packages of the list that are not installed.
@@ -100,7 +104,7 @@ install_pkgs() {
 	fi
 }
 
-[ $# -gt 0 ] || { echo "usage: $0 build|unit|vm|fuzz|bench|all..." >&2; exit 2; }
+[ $# -gt 0 ] || { echo "usage: $0 build|unit|vm|fuzz|bench|report|deb|all..." >&2; exit 2; }
 all=""
 for g in "$@"; do
 	case "$g" in
@@ -109,9 +113,10 @@ for g in "$@"; do
 	vm) all="$all $(pkgs_vm)" ;;
 	fuzz) all="$all $(pkgs_fuzz)" ;;
 	bench) all="$all $(pkgs_bench)" ;;
+	report) all="$all $(pkgs_report)" ;;
 	deb) all="$all $(pkgs_deb)" ;;
 	all) all="$all $(pkgs_build) $(pkgs_unit) $(pkgs_vm) $(pkgs_fuzz) $(pkgs_bench) $(pkgs_deb)" ;;
-	*) echo "install-deps: unknown group '$g' (build|unit|vm|fuzz|bench|deb|all)" >&2; exit 2 ;;
+	*) echo "install-deps: unknown group '$g' (build|unit|vm|fuzz|bench|report|deb|all)" >&2; exit 2 ;;
 	esac
 done
 # shellcheck disable=SC2086

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host test of the bench report's fio arithmetic (tests/bench/report.py) on
+made-up guest output: CPU time per I/O from /proc/stat ticks, the spread of
+the rounds, and the I/O goals read from the instruction-counted guest when
+there is one. Runs in a second, no guest. Output: TAP, "N passed, N failed".
+"""
+import json
+import os
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report  # noqa: E402
+
+n = failed = 0
+
+
+def check(what, cond):
+    global n, failed
+    n += 1
+    print(f"{'ok' if cond else 'not ok'} {n} - {what}")
+    failed += 0 if cond else 1
+
+
+def fio_json(side, iops, total_ios, p50_ns=2000000):
+    job = {side: {"io_bytes": 4096 * total_ios, "iops": iops, "bw_bytes": 4096 * iops, "total_ios": total_ios,
+                  "clat_ns": {"percentile": {"50.000000": p50_ns, "99.000000": 2 * p50_ns}}}}
+    return "fio: some warning first\n" + json.dumps({"jobs": [job]})
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # One round: 600 IOPS, 3600 I/Os; busy ticks 1000 -> 1216 of 2000 -> 2600.
+    write(os.path.join(tmp, "fio_randread-4k.r1.json"), fio_json("read", 600, 3600))
+    write(os.path.join(tmp, "cpu_randread-4k.r1.txt"), "1000 2000\n1216 2600\n")
+    r = report.fio_run(os.path.join(tmp, "fio_randread-4k.r1.json"), "read")
+    check("CPU per I/O is busy ticks (10 ms) over the I/Os: 216 ticks / 3600 = 600 us",
+          r is not None and abs(r["cpu_us_per_io"] - 600.0) < 1e-9)
+    check("busy share is busy over total ticks (36%)", r is not None and abs(r["cpu_busy_pct"] - 36.0) < 1e-9)
+    check("median latency from fio's 50th percentile", r is not None and r["lat_median_us"] == 2000)
+
+    # A round without its tick file still has its rate, and no CPU figure.
+    write(os.path.join(tmp, "fio_randread-4k.r2.json"), fio_json("read", 606, 3636))
+    r2 = report.fio_run(os.path.join(tmp, "fio_randread-4k.r2.json"), "read")
+    check("a round without ticks keeps its rate and has no CPU figure",
+          r2 is not None and r2["iops"] == 606 and r2["cpu_us_per_io"] is None)
+    write(os.path.join(tmp, "cpu_randread-4k.r3.txt"), "1000 2000\n")
+    check("a tick file with one line is no figure", report.cpu_ticks(os.path.join(tmp, "cpu_randread-4k.r3.txt")) is None)
+
+    st = report.fio_stats(tmp, "randread-4k", "read")
+    check("median over the rounds (600, 606: 603)", st is not None and st["iops"] == 603)
+    check("spread is (max - min) / median (6 / 603)", st is not None and abs(st["iops_spread"] - 6 / 603) < 1e-12)
+    check("the CPU figure's median is over the rounds that have one", st is not None and st["cpu_us_per_io"] == 600)
+
+check("no spread from one value", report.spread([5.0]) is None)
+check("spread ignores missing values", report.spread([10.0, None, 12.0]) == 2.0 / 11.0)
+
+
+def io_data(ours, intree):
+    mk = lambda v: {"fio": {key: {field: v} for key, _, _, _, field, _ in report.FIO_JOBS}}
+    return {"ours": mk(ours), "intree": mk(intree), "floor": None}
+
+
+def io_goals(data, icount):
+    return [g for g in report.goals(data, [], icount) if g["goal"].startswith("fio ")]
+
+
+wall, ic = io_data(300.0, 900.0), io_data(594.0, 601.0)
+g = io_goals(wall, ic)
+check("the I/O goals are read from the instruction-counted guest when there is one",
+      len(g) == len(report.FIO_JOBS) and all(x["met"] and "instruction-counted" in x["goal"] for x in g))
+g = io_goals(wall, None)
+check("without one, from the wall-clock rounds (0.33x: missed)",
+      len(g) == len(report.FIO_JOBS) and all(x["met"] is False and "wall clock" in x["goal"] for x in g))
+g = io_goals(wall, io_data(560.0, 601.0))
+check("a 7% deficit in the instruction-counted guest is missed", all(x["met"] is False for x in g))
+
+print(f"1..{n}")
+print(f"{n - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
