@@ -4,11 +4,20 @@
 // field it shares must be accessed atomically (ThreadSanitizer checks that),
 // and its limit must hold however the callers interleave.
 //
-// Four threads log, each about the same 40 initiators (more than the
-// limiter's slots, so the overflow budget and eviction race too), in two
-// intervals of the clock. Per interval, what gets through is at most the
-// design's (kSlots + 1) * kBurst lines plus what a reset racing with a
-// caller can forgive (log_limit.h): bounded here by as much again.
+// Four threads log about 40 initiators (more than the limiter's slots, so
+// the overflow budget and eviction race too), in two intervals of the
+// clock. Per interval, what gets through is at most the design's
+// (kSlots + 1) * kBurst lines plus what a reset racing with a caller can
+// forgive (log_limit.h): bounded here by as much again.
+//
+// The floor, every budget used up, holds exactly only when no two threads
+// log the same name: when they do, two threads that claim a slot for the
+// same new name at once can both succeed (one slot then idles out the
+// interval), and a restart racing a count can cut a line it should admit
+// (log_limit.h). Under a loaded host that cost 8 of 170 lines once in about
+// a hundred runs (make check, 2026-12-02: "admitted 170 and 162"). So the
+// same-names run checks the ceiling and the reports (and gives
+// ThreadSanitizer the most sharing); the own-names run checks the floor.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -28,19 +37,24 @@ constexpr int kCallsPerName = 20;
 
 using srpt::LogLimiter;
 
-long log_interval(LogLimiter& limiter) {
+enum class Names { kShared, kOwn };
+
+// One interval of calls: every thread calls kNames names kCallsPerName
+// times each, either the same 40 (kShared, in orders 7 apart) or 40 of
+// its own (kOwn).
+long log_interval(LogLimiter& limiter, Names names) {
   std::atomic<long> admitted{0};
   std::atomic<int> ready{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; t++) {
-    threads.emplace_back([&limiter, &admitted, &ready, t] {
+    threads.emplace_back([&limiter, &admitted, &ready, t, names] {
       // All start together, so that their calls overlap.
       ready++;
       while (ready.load() < kThreads) std::this_thread::yield();
       char name[32];
       for (int call = 0; call < kCallsPerName; call++) {
         for (int n = 0; n < kNames; n++) {
-          const int who = (n + t * 7) % kNames;
+          const int who = names == Names::kShared ? (n + t * 7) % kNames : t * kNames + n;
           const int len = snprintf(name, sizeof(name), "10.0.0.%d", who);
           if (limiter.admit(srpt::StringView(name, static_cast<srpt::usize>(len)))) admitted++;
         }
@@ -51,31 +65,52 @@ long log_interval(LogLimiter& limiter) {
   return admitted.load();
 }
 
+constexpr long kDesign = (LogLimiter::kSlots + 1) * LogLimiter::kBurst;
+constexpr long kCalls = long{kThreads} * kNames * kCallsPerName;
+static_assert(kCalls > 4 * kDesign, "enough calls to exceed the budget");
+
 TEST(LogLimiterThreadsTest, ConcurrentInitiatorsStayWithinTheBudget) {
-  constexpr long kDesign = (LogLimiter::kSlots + 1) * LogLimiter::kBurst;
-  constexpr long kCalls = long{kThreads} * kNames * kCallsPerName;
-  static_assert(kCalls > 4 * kDesign, "enough calls to exceed the budget");
   LogLimiter limiter;
   kthreads::reset_log();
 
   kthreads::set_now(1);
-  const long first = log_interval(limiter);
+  const long first = log_interval(limiter, Names::kShared);
   kthreads::set_now(1 + LogLimiter::kIntervalNs);
-  const long second = log_interval(limiter);
+  const long second = log_interval(limiter, Names::kShared);
 
-  printf("admitted %ld and %ld of %ld calls per interval (design limit %ld)\n", first,
-         second, kCalls, kDesign);
-  // Every slot's name and the overflow are called far beyond the burst.
-  EXPECT_GE(first, kDesign);
+  printf("same names: admitted %ld and %ld of %ld calls per interval (design limit %ld)\n",
+         first, second, kCalls, kDesign);
   EXPECT_LE(first, 2 * kDesign);
-  EXPECT_GE(second, kDesign);
   EXPECT_LE(second, 2 * kDesign);
+  // Racing claims waste at most a few bursts, never most of the budget.
+  EXPECT_GE(first, kDesign / 2);
+  EXPECT_GE(second, kDesign / 2);
   // The second interval reports what the first one cut: at most one line
   // per slot and one for the overflow, each naming a count.
   const size_t reports = kthreads::log_lines_with("messages suppressed");
   EXPECT_GE(reports, 1u);
   EXPECT_LE(reports, size_t{LogLimiter::kSlots + 1} * 2);
   EXPECT_EQ(kthreads::log_lines(), reports);
+  EXPECT_EQ(kthreads::bugs(), 0u);
+}
+
+TEST(LogLimiterThreadsTest, EveryBudgetIsUsedWhenThreadsLogTheirOwnNames) {
+  LogLimiter limiter;
+  kthreads::reset_log();
+
+  kthreads::set_now(1);
+  const long first = log_interval(limiter, Names::kOwn);
+  kthreads::set_now(1 + LogLimiter::kIntervalNs);
+  const long second = log_interval(limiter, Names::kOwn);
+
+  printf("own names: admitted %ld and %ld of %ld calls per interval (design limit %ld)\n",
+         first, second, kCalls, kDesign);
+  // Every slot's name and the overflow are called far beyond the burst, and
+  // no claim or restart races another on the same name.
+  EXPECT_GE(first, kDesign);
+  EXPECT_LE(first, 2 * kDesign);
+  EXPECT_GE(second, kDesign);
+  EXPECT_LE(second, 2 * kDesign);
   EXPECT_EQ(kthreads::bugs(), 0u);
 }
 

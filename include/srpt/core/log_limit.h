@@ -22,8 +22,12 @@
 // shared field is accessed atomically (tests/threads: LogLimiterThreadsTest,
 // under ThreadSanitizer). A caller that counts a line while another resets
 // the slot's count has that line forgiven: bookkeeping, not a decision
-// anything else depends on. The threaded test holds an interval to twice the
-// limit above; it measured the limit exactly.
+// anything else depends on. The other way round, two CPUs that claim a slot
+// for the same new name at once can both succeed (the second slot then only
+// idles out its interval), and a caller that reads the count between a
+// restart and its reset has its line cut: fewer lines than the budget for
+// one interval, never more. The threaded test holds an interval to twice the
+// limit above, and to the exact budget where threads log different names.
 #pragma once
 
 #include <srpt/rt/string.h>
