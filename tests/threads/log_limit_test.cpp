@@ -69,22 +69,32 @@ constexpr long kDesign = (LogLimiter::kSlots + 1) * LogLimiter::kBurst;
 constexpr long kCalls = long{kThreads} * kNames * kCallsPerName;
 static_assert(kCalls > 4 * kDesign, "enough calls to exceed the budget");
 
+struct Admitted {
+  long first;
+  long second;
+};
+
+// Two intervals of calls on a fresh limiter and log, the second as soon as
+// the first interval has ended.
+Admitted log_two_intervals(LogLimiter& limiter, Names names, const char* what) {
+  kthreads::reset_log();
+  kthreads::set_now(1);
+  const long first = log_interval(limiter, names);
+  kthreads::set_now(1 + LogLimiter::kIntervalNs);
+  const long second = log_interval(limiter, names);
+  printf("%s: admitted %ld and %ld of %ld calls per interval (design limit %ld)\n", what, first,
+         second, kCalls, kDesign);
+  return {first, second};
+}
+
 TEST(LogLimiterThreadsTest, ConcurrentInitiatorsStayWithinTheBudget) {
   LogLimiter limiter;
-  kthreads::reset_log();
-
-  kthreads::set_now(1);
-  const long first = log_interval(limiter, Names::kShared);
-  kthreads::set_now(1 + LogLimiter::kIntervalNs);
-  const long second = log_interval(limiter, Names::kShared);
-
-  printf("same names: admitted %ld and %ld of %ld calls per interval (design limit %ld)\n",
-         first, second, kCalls, kDesign);
-  EXPECT_LE(first, 2 * kDesign);
-  EXPECT_LE(second, 2 * kDesign);
+  const Admitted a = log_two_intervals(limiter, Names::kShared, "same names");
+  EXPECT_LE(a.first, 2 * kDesign);
+  EXPECT_LE(a.second, 2 * kDesign);
   // Racing claims waste at most a few bursts, never most of the budget.
-  EXPECT_GE(first, kDesign / 2);
-  EXPECT_GE(second, kDesign / 2);
+  EXPECT_GE(a.first, kDesign / 2);
+  EXPECT_GE(a.second, kDesign / 2);
   // The second interval reports what the first one cut: at most one line
   // per slot and one for the overflow, each naming a count.
   const size_t reports = kthreads::log_lines_with("messages suppressed");
@@ -96,21 +106,13 @@ TEST(LogLimiterThreadsTest, ConcurrentInitiatorsStayWithinTheBudget) {
 
 TEST(LogLimiterThreadsTest, EveryBudgetIsUsedWhenThreadsLogTheirOwnNames) {
   LogLimiter limiter;
-  kthreads::reset_log();
-
-  kthreads::set_now(1);
-  const long first = log_interval(limiter, Names::kOwn);
-  kthreads::set_now(1 + LogLimiter::kIntervalNs);
-  const long second = log_interval(limiter, Names::kOwn);
-
-  printf("own names: admitted %ld and %ld of %ld calls per interval (design limit %ld)\n",
-         first, second, kCalls, kDesign);
+  const Admitted a = log_two_intervals(limiter, Names::kOwn, "own names");
   // Every slot's name and the overflow are called far beyond the burst, and
   // no claim or restart races another on the same name.
-  EXPECT_GE(first, kDesign);
-  EXPECT_LE(first, 2 * kDesign);
-  EXPECT_GE(second, kDesign);
-  EXPECT_LE(second, 2 * kDesign);
+  EXPECT_GE(a.first, kDesign);
+  EXPECT_LE(a.first, 2 * kDesign);
+  EXPECT_GE(a.second, kDesign);
+  EXPECT_LE(a.second, 2 * kDesign);
   EXPECT_EQ(kthreads::bugs(), 0u);
 }
 
