@@ -37,6 +37,7 @@ const char* cmd_refusal_name(CmdRefusal r) {
     case CmdRefusal::LengthMismatch: return "indirect length above its segments";
     case CmdRefusal::DataTooLong: return "data length above 16 MiB";
     case CmdRefusal::TableFetchFailed: return "descriptor table fetch failed";
+    case CmdRefusal::StoreTooSmall: return "segment store too small";
   }
   return "?";
 }
@@ -82,7 +83,7 @@ CmdRefusal decode_desc_table(const u8* table, ParsedCmd* out) {
 }
 
 CmdRefusal parse_srp_cmd(const u8* iu, u32 len, const ChannelIuLimits& lim,
-                         srpt_rdma_seg* store, ParsedCmd* out) {
+                         srpt_rdma_seg* store, ParsedCmd* out, u32 store_cap) {
   *out = ParsedCmd{};
   out->segs = store;
   if (len < sizeof(srp::Cmd)) return CmdRefusal::Truncated;
@@ -136,9 +137,11 @@ CmdRefusal parse_srp_cmd(const u8* iu, u32 len, const ChannelIuLimits& lim,
       if ((room - sizeof(srp::IndirectBufHeader)) / sizeof(srp::DirectBuf) < desc_cnt)
         return CmdRefusal::Truncated;
       if (total > kMaxRdmaSegs) return CmdRefusal::TooManySegments;
-      if (total == desc_cnt)
+      if (total == desc_cnt) {
+        if (total > store_cap) return CmdRefusal::StoreTooSmall;
         return take_segments(desc + sizeof(srp::IndirectBufHeader), total,
                              hdr->len.get(), out);
+      }
       // The rest of the table is in initiator memory: the whole table is
       // fetched from there (the IU's entries are a copy of its head), unless
       // the command is refused anyway.

@@ -82,16 +82,23 @@ enum class CmdRefusal : u8 {
   LengthMismatch,        // indirect total length above the sum of the segments
   DataTooLong,           // data length above kMaxCmdDataLen
   TableFetchFailed,      // the RDMA read of an external table failed
+  // Not a refusal: the IU's own table has more entries than the caller's
+  // store holds (`store_cap`); nothing was refused yet. Parse again with a
+  // store of kMaxRdmaSegs.
+  StoreTooSmall,
 };
 
 const char* cmd_refusal_name(CmdRefusal r);
 
 // `iu`/`len`: the received bytes (len = what the wire carried). `store`
-// holds kMaxRdmaSegs segments; out->segs points to it. An external table is
-// only described (out->ext); the caller fetches it and calls
-// decode_desc_table().
+// holds `store_cap` (at least 1) segments; out->segs points to it. An IU whose table has
+// more entries than that gets StoreTooSmall, and a larger store may be
+// offered; at kMaxRdmaSegs every table fits. An external table is only
+// described (out->ext, whatever the store); the caller fetches it into a
+// buffer of kMaxTableBytes and calls decode_desc_table().
 CmdRefusal parse_srp_cmd(const u8* iu, u32 len, const ChannelIuLimits& lim,
-                         srpt_rdma_seg* store, ParsedCmd* out);
+                         srpt_rdma_seg* store, ParsedCmd* out,
+                         u32 store_cap = kMaxRdmaSegs);
 
 // Decodes a fetched external table of out->ext.len bytes into out->segs and
 // checks the data length against it. `table` may be the very memory of

@@ -25,6 +25,12 @@ class SrpCmdTest : public CoreTest {
     return srpt::parse_srp_cmd(buf_.data(), static_cast<uint32_t>(buf_.size()), lim,
                                store_.data(), &out_);
   }
+  // Into a store of `cap` segments (the channel's per-command inline store).
+  CmdRefusal ParseCap(const Bytes& iu, uint32_t cap) {
+    buf_.assign(iu.begin(), iu.end());
+    return srpt::parse_srp_cmd(buf_.data(), static_cast<uint32_t>(buf_.size()), kNoImm,
+                               store_.data(), &out_, cap);
+  }
   CmdRefusal ParseLen(const Bytes& iu, uint32_t len, const ChannelIuLimits& lim = kNoImm) {
     buf_.assign(iu.begin(), iu.end());
     return srpt::parse_srp_cmd(buf_.data(), len, lim, store_.data(), &out_);
@@ -188,6 +194,38 @@ TEST_F(SrpCmdTest, IndirectTableInTheIu) {
   // ...never more.
   c.tail = Indirect(3, 512, 1537);
   EXPECT_EQ(CmdRefusal::LengthMismatch, Parse(EncodeSrpCmd(c)));
+}
+
+// A table in the IU with more entries than the caller's store holds is not
+// parsed into it: StoreTooSmall, nothing written past the store, and a
+// parse into a full store then takes it. A malformed IU is refused as such
+// whatever the store, and an external table is only described.
+TEST_F(SrpCmdTest, ATableLargerThanTheStoreAsksForALargerOne) {
+  SrpCmd c = In(srp::kIndirect, 3);
+  c.tail = Indirect(3, 512, 1536);
+  const srpt_rdma_seg canary{0x5a5a, 0x5a, 0x5a};
+  for (auto& s : store_) s = canary;
+  EXPECT_EQ(CmdRefusal::StoreTooSmall, ParseCap(EncodeSrpCmd(c), 2));
+  for (size_t i = 2; i < store_.size(); i++) ASSERT_EQ(canary.va, store_[i].va) << i;
+  EXPECT_EQ(CmdRefusal::None, ParseCap(EncodeSrpCmd(c), 3));
+  ASSERT_EQ(3u, out_.nsegs);
+  EXPECT_EQ(0x3000u, out_.segs[2].va);
+  EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
+
+  SrpCmd direct = Out(srp::kDirect, 1);
+  direct.tail = DirectDesc(0x1000, 1, 512);
+  EXPECT_EQ(CmdRefusal::None, ParseCap(EncodeSrpCmd(direct), 1));
+
+  SrpCmd odd = In(srp::kIndirect, 3);
+  odd.tail = Indirect(3, 512, 1536, 47);
+  EXPECT_EQ(CmdRefusal::TableLength, ParseCap(EncodeSrpCmd(odd), 1));
+
+  SrpCmd ext = Out(srp::kIndirect, 1);
+  ext.tail = IndirectHeader(0xabcdef000, 0x55, 100 * 16, 100 * 512);
+  Append(ext.tail, DirectDesc(0x1000, 100, 512));
+  EXPECT_EQ(CmdRefusal::None, ParseCap(EncodeSrpCmd(ext), 1));
+  EXPECT_EQ(1600u, out_.ext.len);
+  EXPECT_EQ(0u, out_.nsegs);
 }
 
 TEST_F(SrpCmdTest, IndirectBounds) {
@@ -416,7 +454,7 @@ TEST_F(SrpCmdTest, ImmediateDataMustNotOverlapItsDescriptorOrTheCdb) {
 }
 
 TEST_F(SrpCmdTest, EveryRefusalHasAName) {
-  for (int r = 0; r <= static_cast<int>(CmdRefusal::TableFetchFailed); r++)
+  for (int r = 0; r <= static_cast<int>(CmdRefusal::StoreTooSmall); r++)
     EXPECT_STRNE("?", srpt::cmd_refusal_name(static_cast<CmdRefusal>(r))) << r;
 }
 
