@@ -68,12 +68,8 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
                            SRPT_RING_SEND, &c.send_ring_);
   if (ret) return Error::from_kernel(ret);
 
-  *failed_step = "descriptor table ring";
-  // Per slot: the segments of its command, and the landing buffer of an
-  // external descriptor table (decoded in place).
-  ret = srpt_k_ring_create(cfg.kdev, cfg.slots, kMaxTableBytes, 0,
-                           SRPT_RING_RECV, &c.table_ring_);
-  if (ret) return Error::from_kernel(ret);
+  // No descriptor-table buffers: a slot makes its own when a command first
+  // needs one (Channel::table_store), which ib_srp's usual logins never do.
 
   *failed_step = "queue pair";
   srpt_qp_params qp{};
@@ -128,7 +124,11 @@ void Channel::destroy_resources() {
     }
   }
   if (qp_ != nullptr) srpt_k_qp_destroy(exchange(qp_, nullptr));
-  srpt_k_ring_destroy(exchange(table_ring_, nullptr));
+  // The slots' table buffers: no table read can be in flight any more.
+  if (cmds_ != nullptr) {
+    for (u32 i = 0; i < cfg_.slots; i++)
+      if (cmds_[i] != nullptr) srpt_k_ring_destroy(exchange(cmds_[i]->table, nullptr));
+  }
   srpt_k_ring_destroy(exchange(send_ring_, nullptr));
   srpt_k_ring_destroy(exchange(recv_ring_, nullptr));
 }

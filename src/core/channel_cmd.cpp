@@ -34,8 +34,21 @@ void Channel::handle_cmd(Command& c, u32 index, u32 len) {
   c.recv_index = index;
   c.is_tmf = false;
   const u8* iu = recv_buf(index);
-  const CmdRefusal refusal =
-      parse_srp_cmd(iu, len, iu_limits_, seg_store(c), &c.parsed);
+  CmdRefusal refusal = parse_srp_cmd(iu, len, iu_limits_, c.segs_inline, &c.parsed,
+                                     Command::kInlineSegs);
+  const bool needs_table = refusal == CmdRefusal::StoreTooSmall ||
+                           (refusal == CmdRefusal::None && c.parsed.ext.len != 0);
+  if (needs_table) {
+    srpt_rdma_seg* table = table_store(c);
+    if (table == nullptr) {
+      answer_busy(c, tag_of(iu, len), "no memory for a descriptor table buffer");
+      return;
+    }
+    if (refusal == CmdRefusal::StoreTooSmall)
+      refusal = parse_srp_cmd(iu, len, iu_limits_, table, &c.parsed);
+    else
+      c.parsed.segs = table;  // the fetched table lands and is decoded here
+  }
   if (refusal != CmdRefusal::None) {
     refuse(c, tag_of(iu, len), refusal);
     return;
@@ -52,7 +65,7 @@ void Channel::handle_cmd(Command& c, u32 index, u32 len) {
 
 void Channel::submit_fetched(Command& c) {
   const CmdRefusal refusal = decode_desc_table(
-      reinterpret_cast<const u8*>(seg_store(c)), &c.parsed);
+      reinterpret_cast<const u8*>(c.parsed.segs), &c.parsed);
   u32 fetched;
   {
     SpinGuard g(lock_);
@@ -100,12 +113,16 @@ void Channel::submit(Command& c) {
   // The session is stopping: the target core did not take the command and
   // holds nothing of it, so the answer is the channel's, as for a refusal
   // (issue 13, defect 6: ChannelTest.ACommandForAStoppingSessionIs...).
+  answer_busy(c, c.parsed.tag, "session stopping");
+}
+
+void Channel::answer_busy(Command& c, const srp::Tag& tag, const char* why) {
   if (log_admit())
-    srpt_log(SRPT_LOG_INFO, "channel %s: session stopping: command answered BUSY\n",
-             sess_name_.c_str());
+    srpt_log(SRPT_LOG_INFO, "channel %s: %s: command answered BUSY\n",
+             sess_name_.c_str(), why);
   c.state = Command::State::RspOnly;
   RspFields f{};
-  f.tag = c.parsed.tag;
+  f.tag = tag;
   f.status = kScsiStatusBusy;
   send_response(c, f);
 }

@@ -55,13 +55,19 @@ void Channel::sq_resume() {
 
 // --- descriptor tables ------------------------------------------------------
 
-srpt_rdma_seg* Channel::seg_store(const Command& c) {
-  return reinterpret_cast<srpt_rdma_seg*>(srpt_k_ring_buf(table_ring_, c.index()));
+srpt_rdma_seg* Channel::table_store(Command& c) {
+  if (c.table == nullptr) {
+    srpt_k_ring* table = nullptr;
+    if (srpt_k_ring_create(cfg_.kdev, 1, kMaxTableBytes, 0, SRPT_RING_RECV, &table) != 0)
+      return nullptr;
+    c.table = table;
+  }
+  return reinterpret_cast<srpt_rdma_seg*>(srpt_k_ring_buf(c.table, 0));
 }
 
 void Channel::post_fetch(Command& c) {
   const ExternalTable& t = c.parsed.ext;
-  const int ret = srpt_k_cmd_fetch(c.kcmd, table_ring_, c.index(), t.va, t.rkey, t.len);
+  const int ret = srpt_k_cmd_fetch(c.kcmd, c.table, 0, t.va, t.rkey, t.len);
   if (ret != 0) {
     if (log_admit())
       srpt_log(SRPT_LOG_WARNING,

@@ -230,7 +230,13 @@ class Channel : public RefCounted<Channel> {
   void sq_resume();
   void post_fetch(Command& c);
   int post_read(Command& c, bool deferred);
-  srpt_rdma_seg* seg_store(const Command& c);
+  // The slot's descriptor-table buffer as a segment store of kMaxRdmaSegs,
+  // made on first use (it may sleep: a dispatch, in process context, no lock
+  // held); nullptr when it cannot be made.
+  srpt_rdma_seg* table_store(Command& c);
+  // A command the channel cannot take now: SCSI BUSY, which the initiator
+  // retries.
+  void answer_busy(Command& c, const srp::Tag& tag, const char* why);
 
   Config cfg_;
   SpinLock lock_;
@@ -243,7 +249,6 @@ class Channel : public RefCounted<Channel> {
   SharedRecvQueue* srq_ = nullptr;      // cfg_.srq while held, see drop_srq()
   const SharedRecvQueue* srq_identity_ = nullptr;  // cfg_.srq at construction
   srpt_k_ring* send_ring_ = nullptr;
-  srpt_k_ring* table_ring_ = nullptr;  // per slot: segments / fetched table
   Command** cmds_ = nullptr;  // cfg_.slots entries
   srpt_k_session* sess_ = nullptr;
   Tpg* tpg_ = nullptr;

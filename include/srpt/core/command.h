@@ -57,7 +57,20 @@ class Command : public SqClaim, Pinned {
   // What a command waiting for send-queue room posts once it has it.
   using SqPost = SqClaim::SqPost;
 
+  // Segments of a command whose descriptors fit here (a direct descriptor,
+  // or a table of at most this many entries in the IU: ib_srp sends one
+  // descriptor per memory registration, rarely more than a few). A larger
+  // table, and every external one, goes to `table`.
+  static constexpr u32 kInlineSegs = 8;
+
   srpt_k_cmd* kcmd = nullptr;
+  // The slot's descriptor-table buffer (a ring of one entry of
+  // kMaxTableBytes, device-writable): made the first time one of its
+  // commands needs it, kept until the channel's resources go (a login makes
+  // none; most channels never need one). Only the command that holds the
+  // slot touches it.
+  srpt_k_ring* table = nullptr;
+  srpt_rdma_seg segs_inline[kInlineSegs]{};
   State state = State::Free;
   u32 recv_index = kNoRecv;
   // The request: an SRP_CMD (parsed) or, when is_tmf, an SRP_TSK_MGMT (tmf).

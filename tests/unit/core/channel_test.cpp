@@ -1293,6 +1293,97 @@ TEST_F(ExternalTableTest, AReleaseFlushesAFetchInFlight) {
   EXPECT_TRUE(fake::submissions().empty());
 }
 
+// Issue 17, item 2/4: a login makes no descriptor-table buffers (they were
+// a ring of 64 x 4 KiB per channel, zeroed and mapped in every login). A
+// slot makes its own with the first command that needs it, and keeps it.
+TEST_F(ExternalTableTest, ASlotMakesItsTableBufferOnFirstNeedAndKeepsIt) {
+  ASSERT_EQ(0, srpt_core_tpg_attr_store(tpg_, SRPT_ATTR_SQ_SIZE, "4", 1));
+  const size_t before = fake::live_rings();
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  EXPECT_EQ(before + 2, fake::live_rings()) << "receive and send rings only";
+  // Slots are taken oldest first: five commands use slots 0 1 2 3 0.
+  for (uint32_t i = 0; i < 5; i++) {
+    SCOPED_TRACE("command " + std::to_string(i));
+    Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_READ, 3, 512, 1536)));
+    srpt_k_cmd* cmd = Fetching(o);
+    ASSERT_NE(nullptr, cmd);
+    EXPECT_EQ(before + 2 + std::min<size_t>(i + 1, 4), fake::live_rings());
+    fake::complete_fetch(cmd, ExternalTable(3, 512));
+    cmd = LastSubmitted();
+    fake::set_cmd_result(cmd, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, 1536});
+    ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
+    ASSERT_EQ(3u, cmd->segs.size());
+    EXPECT_EQ(0x3000u, cmd->segs[2].va) << "decoded from the fetched table";
+    fake::complete_send(Qp(o));
+  }
+  Receive(o, SimpleIu(srp::kILogout, 8));
+  RunWorks();
+  ExpectAllChannelsReleased();
+  EXPECT_EQ(before, fake::live_rings()) << "the table buffers go with the channel";
+}
+
+// ib_srp with cmd_sg_entries=255: the whole table in the IU. Up to
+// Command::kInlineSegs entries need no buffer; more go to the slot's.
+TEST_F(ExternalTableTest, AnInIuTableBeyondTheInlineStoreUsesTheSlotsTableBuffer) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  size_t rings = fake::live_rings();
+  for (uint32_t n : {srpt::Command::kInlineSegs, srpt::Command::kInlineSegs + 1, 200u}) {
+    SCOPED_TRACE(std::to_string(n) + " descriptors in the IU");
+    SrpCmd c;
+    c.buf_fmt = srp::kIndirect;
+    c.in_cnt = static_cast<uint8_t>(n);
+    c.tail = IndirectHeader(0x9000, 7, n * 16, n * 512);
+    for (uint32_t i = 0; i < n; i++) Append(c.tail, DirectDesc(0x1000 * (i + 1), 10 + i, 512));
+    Receive(o, EncodeSrpCmd(c));
+    EXPECT_EQ(0u, fake::count_calls("srpt_k_cmd_fetch"));
+    srpt_k_cmd* cmd = LastSubmitted();
+    ASSERT_NE(nullptr, cmd);
+    fake::set_cmd_result(cmd, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, n * 512});
+    ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
+    ASSERT_EQ(n, cmd->segs.size());
+    for (uint32_t i = 0; i < n; i++) {
+      EXPECT_EQ(0x1000u * (i + 1), cmd->segs[i].va);
+      EXPECT_EQ(10 + i, cmd->segs[i].rkey);
+    }
+    EXPECT_EQ(rings + (n > srpt::Command::kInlineSegs ? 1 : 0), fake::live_rings());
+    fake::complete_send(Qp(o));
+    EXPECT_EQ(0u, Snap(o).busy_slots);
+    rings = fake::live_rings();
+  }
+}
+
+// No memory for the buffer: the command is answered BUSY (which the
+// initiator retries), nothing is fetched or submitted, the slot and the
+// credit come back, the channel goes on, and the next command gets one.
+TEST_F(ExternalTableTest, NoMemoryForATableBufferIsAnsweredBusy) {
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  const size_t rings = fake::live_rings();
+  fake::fail_call(fake::Call::RingCreate, -SRPT_ENOMEM);
+  Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_WRITE, 2, 512, 1024)));
+  EXPECT_EQ(0u, fake::count_calls("srpt_k_cmd_fetch"));
+  EXPECT_TRUE(fake::submissions().empty());
+  const RspView v = LastRsp(o);
+  EXPECT_EQ(0x08, v.status) << "BUSY";
+  EXPECT_EQ(0xa0a1a2a3a4a5a6a7ull, v.tag);
+  EXPECT_TRUE(v.sense.empty());
+  EXPECT_EQ(1u, v.req_lim_delta);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO,
+                           "no memory for a descriptor table buffer: command answered BUSY"))
+      << fake::log_dump();
+  EXPECT_EQ(rings, fake::live_rings());
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(Channel::State::Live, Snap(o).state);
+
+  Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_WRITE, 2, 512, 1024)));
+  ASSERT_NE(nullptr, Fetching(o));
+  EXPECT_EQ(rings + 1, fake::live_rings());
+  Receive(o, SimpleIu(srp::kILogout, 8));
+  RunWorks();
+  ExpectAllChannelsReleased();
+}
+
 // --- send-queue room -------------------------------------------------------------------
 // srp_sq_size 4: four slots and a send queue of four work requests. The
 // fake QP reports any post beyond that as a violation (the real one would

@@ -107,7 +107,7 @@ TEST_F(LoginResourceTest, EveryAllocationOfASmallChannelFailsInTurn) {
 
 TEST_F(LoginResourceTest, EveryAllocationOfAFullChannelFailsInTurn) {
   const size_t points = WalkAllocations(SRPT_CM_IB);
-  EXPECT_EQ(6u + 64 + 3 + 1 + 64 + 3, points);
+  EXPECT_EQ(6u + 64 + 2 + 1 + 64 + 3, points);
 }
 
 TEST_F(LoginResourceTest, EachKernelResourceFailingIs00010001) {
@@ -116,7 +116,6 @@ TEST_F(LoginResourceTest, EachKernelResourceFailingIs00010001) {
   ExpectStepRefused(Call::SpinlockCreate, enomem, 0, kRejInsufficientResources);
   ExpectStepRefused(Call::RingCreate, enomem, 0, kRejInsufficientResources);
   ExpectStepRefused(Call::RingCreate, enomem, 1, kRejInsufficientResources);
-  ExpectStepRefused(Call::RingCreate, enomem, 2, kRejInsufficientResources);
   ExpectStepRefused(Call::QpCreate, enomem, 0, kRejInsufficientResources);
   ExpectStepRefused(Call::QpCreate, -SRPT_EINVAL, 0, kRejInsufficientResources,
                     SRPT_CM_RDMA);

@@ -42,10 +42,11 @@ Id16 MakeId(uint64_t hi, uint64_t lo);
 // The fields of an SRP_LOGIN_REQ and how the CM delivers it.
 // Allocations a login makes with srp_sq_size 4, each of which the
 // allocation walks fail in turn: spinlock, dispatch gate (spinlock,
-// completion), channel, IU table, command table, 4 commands, 3 rings
-// (receive, send, descriptor tables), QP, 4 command contexts, work,
-// completion, session.
-constexpr size_t kSmallLoginAllocations = 6 + 4 + 3 + 1 + 4 + 3;
+// completion), channel, IU table, command table, 4 commands, 2 rings
+// (receive, send; no descriptor-table buffers: those come with the first
+// command that needs one), QP, 4 command contexts, work, completion,
+// session.
+constexpr size_t kSmallLoginAllocations = 6 + 4 + 2 + 1 + 4 + 3;
 
 struct LoginReq {
   srpt_cm_kind kind = SRPT_CM_IB;
