@@ -1158,6 +1158,20 @@ class ExternalTableTest : public ChannelTest {
     ADD_FAILURE() << "no table read posted";
     return nullptr;
   }
+  // A data-in command of three 512-byte segments in an external table, for
+  // `len` bytes: fetched, submitted and its data queued (the response is
+  // posted, not yet completed).
+  srpt_k_cmd* FetchedDataIn(const Outcome& o, uint32_t len) {
+    Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_READ, 3, 512, len)));
+    srpt_k_cmd* cmd = Fetching(o);
+    if (cmd == nullptr) return nullptr;
+    fake::complete_fetch(cmd, ExternalTable(3, 512));
+    cmd = LastSubmitted();
+    fake::set_cmd_result(cmd, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, len});
+    EXPECT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
+    EXPECT_EQ(3u, cmd->segs.size());
+    return cmd;
+  }
 };
 
 TEST_F(ExternalTableTest, TheTableIsFetchedThenTheCommandSubmitted) {
@@ -1198,12 +1212,8 @@ TEST_F(ExternalTableTest, TheTableIsFetchedThenTheCommandSubmitted) {
   EXPECT_EQ(64u, Snap(o).req_lim);
 
   // A data-in command on the same slot reads a fresh table.
-  Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_READ, 3, 512, 1400)));
-  cmd = Fetching(o);
-  fake::complete_fetch(cmd, ExternalTable(3, 512));
-  cmd = LastSubmitted();
-  fake::set_cmd_result(cmd, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, 1400});
-  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
+  cmd = FetchedDataIn(o, 1400);
+  ASSERT_NE(nullptr, cmd);
   ASSERT_EQ(3u, cmd->segs.size());
   EXPECT_EQ(376u, cmd->segs[2].len) << "clipped to the data length";
   fake::complete_send(Qp(o));
@@ -1304,14 +1314,9 @@ TEST_F(ExternalTableTest, ASlotMakesItsTableBufferOnFirstNeedAndKeepsIt) {
   // Slots are taken oldest first: five commands use slots 0 1 2 3 0.
   for (uint32_t i = 0; i < 5; i++) {
     SCOPED_TRACE("command " + std::to_string(i));
-    Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_READ, 3, 512, 1536)));
-    srpt_k_cmd* cmd = Fetching(o);
+    srpt_k_cmd* cmd = FetchedDataIn(o, 1536);
     ASSERT_NE(nullptr, cmd);
     EXPECT_EQ(before + 2 + std::min<size_t>(i + 1, 4), fake::live_rings());
-    fake::complete_fetch(cmd, ExternalTable(3, 512));
-    cmd = LastSubmitted();
-    fake::set_cmd_result(cmd, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, 1536});
-    ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
     ASSERT_EQ(3u, cmd->segs.size());
     EXPECT_EQ(0x3000u, cmd->segs[2].va) << "decoded from the fetched table";
     fake::complete_send(Qp(o));
