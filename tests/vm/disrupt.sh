@@ -115,14 +115,11 @@ dio_rport_tmo() {
 	done
 }
 
-# dio_wait_no_rport SECS: until ib_srp has no remote port left.
+# dio_wait_no_rport SECS: until ib_srp has no remote port left (SECS times
+# WAIT_SCALE).
 dio_wait_no_rport() {
-	local i
-	for ((i = 0; i < $1 * 10; i++)); do
-		ls /sys/class/srp_remote_ports/ 2>/dev/null | grep -q . || return 0
-		sleep 0.1
-	done
-	fail "SRP remote ports still present $1 s after the removal"
+	poll_until "$1" srp_remote_ports_gone ||
+		fail "SRP remote ports still present $(($1 * WAIT_SCALE)) s after the removal"
 }
 
 # dio_channels_idle N: N channels, each live with no busy slot, nothing

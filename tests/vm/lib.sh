@@ -330,16 +330,24 @@ srpt_cfs_clear() {
 # initiator_clear: log the in-kernel SRP initiator out of everything and
 # unload it, so that no initiator keeps reconnecting into later cases.
 initiator_clear() {
-	local p
 	[ -d /sys/module/ib_srp ] || return 0
-	for p in /sys/class/srp_remote_ports/port-*; do
-		[ -e "$p/delete" ] && { echo "cleanup: delete SRP remote port ${p##*/}"; echo 1 >"$p/delete"; }
-	done
-	poll_until 10 srp_remote_ports_gone
+	srp_delete_remote_ports "cleanup: "
 	rmmod ib_srp || return 1
 }
 # srp_remote_ports_gone: the SRP initiator lists no remote port.
 srp_remote_ports_gone() { ! ls /sys/class/srp_remote_ports/ 2>/dev/null | grep -q .; }
+# srp_delete_remote_ports [LOG-PREFIX]: ib_srp removes every remote port (one
+# line each when LOG-PREFIX is given); then waits until none is listed, 10 s
+# (times WAIT_SCALE). 1 when one is left.
+srp_delete_remote_ports() {
+	local p
+	for p in /sys/class/srp_remote_ports/port-*; do
+		[ -e "$p/delete" ] || continue
+		[ -z "${1:-}" ] || echo "${1}delete SRP remote port ${p##*/}"
+		echo 1 >"$p/delete"
+	done
+	poll_until 10 srp_remote_ports_gone
+}
 # backstores_clear: remove the target core's storage objects and HBAs (the
 # LUN links to them are gone with the fabric tree), and null_blk.
 backstores_clear() {

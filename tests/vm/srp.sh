@@ -70,11 +70,7 @@ srp_rxe_objects() {
 # taken at that moment still counts a channel of ib_srp's (case 44 on 6.12
 # in CI, 2026-12-02: baseline qp=2 cq=5, later qp=1 cq=3).
 srp_logout() {
-	local p
-	for p in /sys/class/srp_remote_ports/port-*; do
-		[ -e "$p/delete" ] && echo 1 >"$p/delete"
-	done
-	poll_until 10 srp_remote_ports_gone ||
+	srp_delete_remote_ports ||
 		fail "SRP remote ports still present $((10 * WAIT_SCALE)) s after delete"
 	poll_until 10 srp_rxe_idle ||
 		fail "ib_srp still holds $(srp_rxe_objects) QPs/CQs on $RXE $((10 * WAIT_SCALE)) s after logout"
