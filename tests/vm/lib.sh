@@ -234,14 +234,29 @@ rxe_add() {
 	rdma link add "$dev" type rxe netdev "$net" || return 1
 	for i in $(seq 50); do
 		case "$(cat "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null)" in
-		*ACTIVE*)
-			case "$(cat "/sys/class/infiniband/$dev/ports/1/gids/0" 2>/dev/null)" in
-			fe80:*) return 0 ;;
-			esac ;;
+		*ACTIVE*) rxe_gid0_link_local "$dev" && return 0 ;;
 		esac
 		sleep 0.1
 	done
 	echo "rxe_add: $dev port 1 not ACTIVE with a link-local GID 0 after 5 s" >&2
+	return 1
+}
+# veth_ll_ready [NETDEV]: the netdev's IPv6 link-local address is there and
+# past duplicate address detection. Until then a MAD to GID 0 (which is that
+# address) cannot be sent: umad_send fails with ETIMEDOUT for about a second
+# after the port is ACTIVE again (measured on 6.12, 3 of 6 link down/ups).
+veth_ll_ready() {
+	local a
+	a=$(ip -6 -o addr show dev "${1:-$VETH0}" scope link 2>/dev/null)
+	[ -n "$a" ] && [[ "$a" != *tentative* ]]
+}
+# rxe_gid0_link_local [NAME]: port 1's GID 0 is the link-local one. It goes
+# with the netdev's IPv6 address when the link goes down, and comes back a
+# little after the port is ACTIVE again.
+rxe_gid0_link_local() {
+	case "$(cat "/sys/class/infiniband/${1:-$RXE}/ports/1/gids/0" 2>/dev/null)" in
+	fe80:*) return 0 ;;
+	esac
 	return 1
 }
 rxe_del() { rdma link delete "${1:-$RXE}"; }
