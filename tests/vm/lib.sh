@@ -234,7 +234,10 @@ rxe_add() {
 	rdma link add "$dev" type rxe netdev "$net" || return 1
 	for i in $(seq 50); do
 		case "$(cat "/sys/class/infiniband/$dev/ports/1/state" 2>/dev/null)" in
-		*ACTIVE*) rxe_gid0_link_local "$dev" && return 0 ;;
+		*ACTIVE*)
+			case "$(cat "/sys/class/infiniband/$dev/ports/1/gids/0" 2>/dev/null)" in
+			fe80:*) return 0 ;;
+			esac ;;
 		esac
 		sleep 0.1
 	done
@@ -249,15 +252,6 @@ veth_ll_ready() {
 	local a
 	a=$(ip -6 -o addr show dev "${1:-$VETH0}" scope link 2>/dev/null)
 	[ -n "$a" ] && [[ "$a" != *tentative* ]]
-}
-# rxe_gid0_link_local [NAME]: port 1's GID 0 is the link-local one. It goes
-# with the netdev's IPv6 address when the link goes down, and comes back a
-# little after the port is ACTIVE again.
-rxe_gid0_link_local() {
-	case "$(cat "/sys/class/infiniband/${1:-$RXE}/ports/1/gids/0" 2>/dev/null)" in
-	fe80:*) return 0 ;;
-	esac
-	return 1
 }
 rxe_del() { rdma link delete "${1:-$RXE}"; }
 
