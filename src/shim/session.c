@@ -99,14 +99,16 @@ void srpt_k_session_remove(struct srpt_k_session *sess)
 /* --- work items --------------------------------------------------------- */
 
 struct srpt_k_work {
-	struct work_struct work;
+	/* A delayed work runs at once when queued with no delay. */
+	struct delayed_work dwork;
 	void (*fn)(void *arg);
 	void *arg;
 };
 
 static void srpt_k_work_fn(struct work_struct *work)
 {
-	struct srpt_k_work *w = container_of(work, struct srpt_k_work, work);
+	struct srpt_k_work *w = container_of(to_delayed_work(work),
+					     struct srpt_k_work, dwork);
 
 	/*
 	 * The function may destroy w (the workqueue core no longer touches
@@ -123,7 +125,7 @@ int srpt_k_work_create(void (*fn)(void *arg), void *arg,
 	w = srpt_shim_kmalloc(sizeof(*w), GFP_KERNEL | __GFP_ZERO);
 	if (!w)
 		return -ENOMEM;
-	INIT_WORK(&w->work, srpt_k_work_fn);
+	INIT_DELAYED_WORK(&w->dwork, srpt_k_work_fn);
 	w->fn = fn;
 	w->arg = arg;
 	*out = w;
@@ -133,15 +135,30 @@ int srpt_k_work_create(void (*fn)(void *arg), void *arg,
 void srpt_k_work_queue(struct srpt_k_work *w)
 {
 	/* Any context; a no-op while the item is pending. */
-	queue_work(srpt_shim_wq, &w->work);
+	queue_delayed_work(srpt_shim_wq, &w->dwork, 0);
+}
+
+void srpt_k_work_queue_after(struct srpt_k_work *w, uint32_t ms)
+{
+	/* Any context; a no-op while the item is pending (timer included). */
+	queue_delayed_work(srpt_shim_wq, &w->dwork, msecs_to_jiffies(ms));
+}
+
+void srpt_k_work_cancel(struct srpt_k_work *w)
+{
+	might_sleep();
+	cancel_delayed_work_sync(&w->dwork);
 }
 
 void srpt_k_work_destroy(struct srpt_k_work *w)
 {
 	if (!w)
 		return;
-	/* Not pending, and not running unless from its own function. */
-	WARN_ON_ONCE(work_pending(&w->work));
+	/*
+	 * Not pending (nor waiting for its time: freeing an armed timer is a
+	 * use-after-free), and not running unless from its own function.
+	 */
+	WARN_ON_ONCE(delayed_work_pending(&w->dwork));
 	srpt_shim_kfree(w);
 }
 

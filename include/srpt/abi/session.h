@@ -44,6 +44,17 @@ int srpt_k_work_create(void (*fn)(void *arg), void *arg,
 /* Queues the work unless it is already pending. */
 void srpt_k_work_queue(struct srpt_k_work *w) SRPT_NOEXCEPT;
 /*
+ * Queues the work to run `ms` milliseconds from now, unless it is already
+ * pending (then it keeps its time). Any context.
+ */
+void srpt_k_work_queue_after(struct srpt_k_work *w, uint32_t ms) SRPT_NOEXCEPT;
+/*
+ * Takes a pending run back (also one still waiting for its time) and waits
+ * for a running one to return; afterwards the work is neither pending nor
+ * running until queued again. Process context, never from the work itself.
+ */
+void srpt_k_work_cancel(struct srpt_k_work *w) SRPT_NOEXCEPT;
+/*
  * Must not be pending, nor running, except as the last action of its own
  * function (a channel's release work may drop the channel's last reference).
  */
@@ -51,6 +62,8 @@ void srpt_k_work_destroy(struct srpt_k_work *w) SRPT_NOEXCEPT;
 /*
  * Waits until every work item queued so far on the module's work queue has
  * returned from its function, running ones included (flush_workqueue()).
+ * A run queued for later (srpt_k_work_queue_after) still waiting for its
+ * time is not waited for: cancel it.
  * Process context, never from a work item of that queue.
  */
 void srpt_k_work_flush(void) SRPT_NOEXCEPT;

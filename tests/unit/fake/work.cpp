@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <deque>
 
+#include "completion.h"
 #include "fault.h"
 #include "lock.h"
 #include "thread.h"
@@ -14,10 +15,13 @@ namespace fake {
 namespace {
 
 // Invariant: `live` holds the items made and not destroyed; `queue` the
-// pending ones, oldest first, each once.
+// pending ones that may run, oldest first, each once; `later` the pending
+// ones waiting for their time (srpt_k_work_queue_after), each once and
+// never also in `queue`.
 struct WorkState {
   std::vector<srpt_k_work*> live;
   std::deque<srpt_k_work*> queue;
+  std::vector<srpt_k_work*> later;
   size_t running = 0;  // functions entered and not yet returned
 };
 
@@ -39,16 +43,28 @@ bool is_live(const srpt_k_work* w) {
   return std::find(v.begin(), v.end(), w) != v.end();
 }
 
+// Items whose time has come join the queue, earliest first.
+void queue_due() {
+  WorkState& s = state();
+  std::stable_sort(s.later.begin(), s.later.end(),
+                   [](const srpt_k_work* a, const srpt_k_work* b) { return a->due_ns < b->due_ns; });
+  auto it = s.later.begin();
+  for (; it != s.later.end() && (*it)->due_ns <= now_ns(); ++it) s.queue.push_back(*it);
+  s.later.erase(s.later.begin(), it);
+}
+
 }  // namespace
 
 size_t live_works() { return state().live.size(); }
 size_t queued_works() { return state().queue.size(); }
+size_t later_works() { return state().later.size(); }
 size_t running_works() { return state().running; }
 
 bool run_one_work() { return run_one_work_on(false); }
 
 bool run_one_work_on(bool this_thread) {
   WorkState& s = state();
+  queue_due();
   if (s.queue.empty()) return false;
   srpt_k_work* w = s.queue.front();
   s.queue.pop_front();
@@ -89,6 +105,9 @@ std::vector<std::string> work_leaks() {
   if (!state().queue.empty())
     out.push_back(std::to_string(state().queue.size()) +
                   " work items are still queued, never run");
+  if (!state().later.empty())
+    out.push_back(std::to_string(state().later.size()) +
+                  " work items are still waiting for their time, never run");
   return out;
 }
 
@@ -123,6 +142,48 @@ extern "C" void srpt_k_work_queue(srpt_k_work* w) noexcept {
   fake::state().queue.push_back(w);
 }
 
+extern "C" void srpt_k_work_queue_after(srpt_k_work* w, uint32_t ms) noexcept {
+  fake::trace("srpt_k_work_queue_after", w);
+  if (!fake::is_live(w)) {
+    fake::record_violation("srpt_k_work_queue_after(%p): not a live work item",
+                           static_cast<void*>(w));
+    return;
+  }
+  if (w->pending) return;
+  w->pending = true;
+  w->due_ns = fake::now_ns() + uint64_t{ms} * 1000000u;
+  fake::state().later.push_back(w);
+}
+
+extern "C" void srpt_k_work_cancel(srpt_k_work* w) noexcept {
+  fake::might_sleep("srpt_k_work_cancel");
+  fake::trace("srpt_k_work_cancel", w);
+  if (!fake::is_live(w)) {
+    fake::record_violation("srpt_k_work_cancel(%p): not a live work item",
+                           static_cast<void*>(w));
+    return;
+  }
+  fake::WorkState& s = fake::state();
+  if (w->pending) {
+    auto q = std::find(s.queue.begin(), s.queue.end(), w);
+    if (q != s.queue.end()) s.queue.erase(q);
+    auto l = std::find(s.later.begin(), s.later.end(), w);
+    if (l != s.later.end()) s.later.erase(l);
+    w->pending = false;
+  }
+  if (!w->running) return;
+  if (fake::tls_in_work != 0) {
+    fake::record_violation("srpt_k_work_cancel from a work item: it may wait for itself");
+    return;
+  }
+  // Running on another thread: wait for it to return.
+  if (fake::current_thread_can_block() &&
+      fake::block_until([w] { return !fake::is_live(w) || !w->running; }))
+    return;
+  fake::record_violation("srpt_k_work_cancel: the work function never returns; "
+                         "the kernel would hang");
+}
+
 extern "C" void srpt_k_work_destroy(srpt_k_work* w) noexcept {
   if (w == nullptr) return;
   fake::trace("srpt_k_work_destroy", w);
@@ -134,7 +195,10 @@ extern "C" void srpt_k_work_destroy(srpt_k_work* w) noexcept {
   fake::WorkState& s = fake::state();
   if (w->pending) {
     fake::record_violation("srpt_k_work_destroy: the item is still queued");
-    s.queue.erase(std::find(s.queue.begin(), s.queue.end(), w));
+    auto q = std::find(s.queue.begin(), s.queue.end(), w);
+    if (q != s.queue.end()) s.queue.erase(q);
+    auto l = std::find(s.later.begin(), s.later.end(), w);
+    if (l != s.later.end()) s.later.erase(l);
   }
   s.live.erase(std::find(s.live.begin(), s.live.end(), w));
   delete w;

@@ -2,7 +2,9 @@
 // The fake work queue (include/srpt/abi/session.h: srpt_k_work_*).
 //
 // srpt_k_work_queue() only records the item (FIFO; a no-op while it is
-// pending). Nothing runs until the test runs queued works (run_works), or a
+// pending). srpt_k_work_queue_after() records it with its time on the fake
+// clock (completion.h: advance_ns); it joins the queue when a run of works
+// finds that time passed, and srpt_k_work_flush() does not wait for it. Nothing runs until the test runs queued works (run_works), or a
 // fake wait does (loop.h: srpt_k_wait, the session drain). Each
 // item runs as another kernel thread (thread.h) and may destroy itself.
 //
@@ -15,6 +17,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,12 +29,15 @@ struct srpt_k_work {
   bool pending = false;
   bool running = false;
   int runs = 0;
+  uint64_t due_ns = 0;  // srpt_k_work_queue_after: when it may run
 };
 
 namespace fake {
 
 size_t live_works();
 size_t queued_works();
+// Pending items still waiting for their time (srpt_k_work_queue_after).
+size_t later_works();
 // Work functions that have started and not yet returned (one may have
 // destroyed its own item and still be running, as a channel's release work
 // does).
