@@ -57,11 +57,8 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
   int ret = 0;
   if (!cfg.srq) {
     *failed_step = "receive ring";
-    // Immediate data is handed to the target core in place: sector-aligned.
-    ret = srpt_k_ring_create(cfg.kdev, depth, cfg.grant.max_it_iu_len,
-                             cfg.grant.imm_data_offset, SRPT_RING_RECV,
-                             &c.recv_ring_);
-    if (ret) return Error::from_kernel(ret);
+    // A released channel's ring when the device kept one of this geometry.
+    c.recv_ring_ = SRPT_TRY(cfg.rings->take(recv_ring_geometry(cfg)));
   }
   *failed_step = "send ring";
   ret = srpt_k_ring_create(cfg.kdev, cfg.slots, cfg.send_buf_size, 0,
@@ -130,7 +127,14 @@ void Channel::destroy_resources() {
       if (cmds_[i] != nullptr) srpt_k_ring_destroy(exchange(cmds_[i]->table, nullptr));
   }
   srpt_k_ring_destroy(exchange(send_ring_, nullptr));
-  srpt_k_ring_destroy(exchange(recv_ring_, nullptr));
+  // With the QP gone no receive is posted or in flight: the ring may serve
+  // the device's next login.
+  cfg_.rings->give(exchange(recv_ring_, nullptr), recv_ring_geometry(cfg_));
+}
+
+RecvRingCache::Geometry Channel::recv_ring_geometry(const Config& cfg) {
+  // Immediate data is handed to the target core in place: sector-aligned.
+  return {cfg.grant.req_lim_delta, cfg.grant.max_it_iu_len, cfg.grant.imm_data_offset};
 }
 
 Channel::~Channel() {

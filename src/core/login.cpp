@@ -200,6 +200,7 @@ Result<LoginPortView> Target::view_port(const LoginAttempt& at, Port& port) {
   if (dev == nullptr) return Error::NoDev;
   const PortAttributes& a = port.attributes();
   LoginPortView v{};
+  v.rings = dev->recv_rings.get();
   v.limits.max_req_size = params_.max_req_size;
   v.limits.service_guid = params_.service_guid;
   v.limits.max_rsp_size = a.max_rsp_size;
@@ -277,6 +278,7 @@ LoginStep<PendingChannel> Target::build_channel(const LoginAttempt& at, Port& po
   }
   cfg.names = at.names;
   cfg.srq = view.srq;
+  cfg.rings = view.rings;
   const char* failed_step = nullptr;
   Result<RefPtr<Channel>> made = Channel::create(cfg, lease.get(), &failed_step);
   if (!made.ok()) {
@@ -450,10 +452,17 @@ void Target::show_channels(srpt_k_seq* seq) {
 
 void Target::show_objects(srpt_k_seq* seq) {
   const ObjectCounts c = counters_.snapshot();
-  srpt_k_seq_printf(seq, "channels %llu\ncm_adopted %llu\ncm_destroyed %llu\n",
+  unsigned long long cached = 0;
+  {
+    MutexGuard guard(lock_);
+    for (Device& d : devices_) cached += d.recv_rings->cached();
+  }
+  srpt_k_seq_printf(seq,
+                    "channels %llu\ncm_adopted %llu\ncm_destroyed %llu\n"
+                    "recv_rings_cached %llu\n",
                     static_cast<unsigned long long>(c.channels_live),
                     static_cast<unsigned long long>(c.cm_adopted),
-                    static_cast<unsigned long long>(c.cm_destroyed));
+                    static_cast<unsigned long long>(c.cm_destroyed), cached);
 }
 
 }  // namespace srpt

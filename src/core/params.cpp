@@ -2,6 +2,7 @@
 #include <srpt/core/params.h>
 
 #include <srpt/abi/log.h>
+#include <srpt/core/recv_ring_cache.h>
 
 namespace srpt {
 
@@ -25,7 +26,14 @@ Result<Params> Params::from_module(const srpt_params& raw) {
              raw.max_channels_per_nexus, kMaxMaxNexusChannels);
     return Error::Inval;
   }
+  if (raw.recv_ring_cache < 0 ||
+      raw.recv_ring_cache > static_cast<s32>(RecvRingCache::kMaxCapacity)) {
+    srpt_log(SRPT_LOG_ERR, "invalid recv_ring_cache=%d: must be in [0, %u]\n",
+             raw.recv_ring_cache, RecvRingCache::kMaxCapacity);
+    return Error::Inval;
+  }
   Params p{};
+  p.recv_ring_cache = static_cast<u32>(raw.recv_ring_cache);
   p.max_nexus_channels = static_cast<u32>(raw.max_channels_per_nexus);
   p.max_req_size = static_cast<u32>(raw.srp_max_req_size);
   p.srq_size = static_cast<u32>(raw.srpt_srq_size);

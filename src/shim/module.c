@@ -37,6 +37,11 @@ module_param(max_channels_per_nexus, int, 0444);
 MODULE_PARM_DESC(max_channels_per_nexus,
 		 "Channels one I_T nexus may hold at once (MULTI logins beyond are rejected).");
 
+static int recv_ring_cache = 8;
+module_param(recv_ring_cache, int, 0444);
+MODULE_PARM_DESC(recv_ring_cache,
+		 "Receive rings of released channels a device keeps for its next logins, each freed after 2 s unused (0: none).");
+
 static u64 srpt_service_guid;
 
 static int srpt_service_guid_set(const char *buffer,
@@ -68,6 +73,7 @@ static int __init srpt_init_module(void)
 		.srpt_srq_size = srpt_srq_size,
 		.srpt_service_guid = srpt_service_guid,
 		.max_channels_per_nexus = max_channels_per_nexus,
+		.recv_ring_cache = recv_ring_cache,
 	};
 	int ret;
 

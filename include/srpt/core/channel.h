@@ -60,6 +60,7 @@
 #include <srpt/core/initiator_name.h>
 #include <srpt/core/login_policy.h>
 #include <srpt/core/port.h>
+#include <srpt/core/recv_ring_cache.h>
 #include <srpt/core/request_fifo.h>
 #include <srpt/core/send_budget.h>
 #include <srpt/core/send_queue.h>
@@ -94,6 +95,9 @@ class Channel : public RefCounted<Channel> {
     SessionNames names;
     // Non-null: request IUs come from the device's SRQ, not an own ring.
     RefPtr<SharedRecvQueue> srq;
+    // Where the own receive ring comes from and goes back to: the device's
+    // cache, which outlives the channel (recv_ring_cache.h).
+    RecvRingCache* rings;
   };
 
   // Builds every resource but the session (step named in *failed_step on
@@ -187,6 +191,7 @@ class Channel : public RefCounted<Channel> {
   void await_port_for_disconnect(CloseReason why);
   void destroy_cm();
   void destroy_resources();
+  static RecvRingCache::Geometry recv_ring_geometry(const Config& cfg);
   // SRQ: the IUs still pending go back to the SRQ (release, abort).
   void return_pending_to_srq();
   // Drops the SRQ reference (after the QP is gone and every buffer is back).

@@ -11,6 +11,7 @@
 #include <srpt/abi/device.h>
 #include <srpt/abi/session.h>
 #include <srpt/core/port.h>
+#include <srpt/core/recv_ring_cache.h>
 #include <srpt/core/srq.h>
 #include <srpt/rt/list.h>
 #include <srpt/rt/lock.h>
@@ -68,6 +69,11 @@ class Device : Pinned {
   // lock held, before the Target's lock (target.h); only for making:
   // dropping decides under the Target's lock alone.
   Mutex& srq_lock() { return srq_lock_; }
+
+  // Receive rings of its released channels, for its next logins. Made with
+  // the device (Target::add_device); removal drains it after the device's
+  // channels are released, before the device (and its PD) goes.
+  Own<RecvRingCache> recv_rings;
 
   // Target lock held: detaches every port from the hardware.
   void detach_ports();

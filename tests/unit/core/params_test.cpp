@@ -18,6 +18,7 @@ class ParamsTest : public CoreTest {
     p.srpt_srq_size = 4095;
     p.srpt_service_guid = 0;
     p.max_channels_per_nexus = 64;
+    p.recv_ring_cache = Params::kDefaultRecvRingCache;
     return p;
   }
 
@@ -28,6 +29,7 @@ class ParamsTest : public CoreTest {
     EXPECT_EQ(static_cast<uint32_t>(raw.srp_max_req_size), r.value().max_req_size);
     EXPECT_EQ(static_cast<uint32_t>(raw.srpt_srq_size), r.value().srq_size);
     EXPECT_EQ(raw.srpt_service_guid, r.value().service_guid);
+    EXPECT_EQ(static_cast<uint32_t>(raw.recv_ring_cache), r.value().recv_ring_cache);
     EXPECT_TRUE(fake::log_lines().empty()) << fake::log_dump();
   }
 
@@ -70,6 +72,19 @@ TEST_F(ParamsTest, SrqSizeBounds) {
   }
   for (int32_t good : {4, 65535}) {
     p.srpt_srq_size = good;
+    fake::reset_log();
+    ExpectAccepted(p);
+  }
+}
+
+TEST_F(ParamsTest, RecvRingCacheBounds) {
+  srpt_params p = Defaults();
+  for (int32_t bad : {-1, 65, 0x7fffffff}) {
+    p.recv_ring_cache = bad;
+    ExpectRefused(p, "recv_ring_cache");
+  }
+  for (int32_t good : {0, 1, 64}) {
+    p.recv_ring_cache = good;
     fake::reset_log();
     ExpectAccepted(p);
   }

@@ -22,6 +22,7 @@ srpt_params TargetTest::DefaultParams() {
   p.srpt_srq_size = 4095;
   p.srpt_service_guid = 0;
   p.max_channels_per_nexus = 64;
+  p.recv_ring_cache = 8;
   return p;
 }
 
