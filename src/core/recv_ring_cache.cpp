@@ -37,6 +37,7 @@ Result<srpt_k_ring*> RecvRingCache::take(const Geometry& g) {
       srpt_k_ring* ring = entries_[i].ring;
       for (u32 j = i + 1; j < count_; j++) entries_[j - 1] = entries_[j];
       count_--;
+      reused_++;
       return ring;
     }
   }
@@ -82,6 +83,11 @@ void RecvRingCache::drain() {
 u32 RecvRingCache::cached() {
   SpinGuard guard(lock_);
   return count_;
+}
+
+u64 RecvRingCache::reused() {
+  SpinGuard guard(lock_);
+  return reused_;
 }
 
 void RecvRingCache::trim_fn(void* arg) {

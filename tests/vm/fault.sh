@@ -192,6 +192,10 @@ fault_warm_up() {
 # command slots, which keeps the allocation walk short); baseline taken.
 fault_target() {
 	local name t
+	# A receive ring cached by one login would stand in for the next one's
+	# allocation, and the baseline's count would move with the cache.
+	[ "$(cat /sys/module/$SRPT_MODNAME/parameters/recv_ring_cache)" = 0 ] ||
+		fail "fault cases count allocations: load with recv_ring_cache=0"
 	FAULT_IID=$(srp_initiator_id 0x5a5a)
 	if [ "$FAULT_CM" = ib_cm ]; then
 		# IB/CM: GID-named port, ACL by initiator port id (tests/vm/hostile.sh).

@@ -396,6 +396,11 @@ srpt_unload() {
 # module itself at rmmod (a WARN with the counts).  Non-zero with a message
 # otherwise; never exits (the runner calls it too).  SRPT_OBJECTS= names
 # another file (to try the check on made-up counts).
+# srpt_object NAME: its value in our debugfs ib_srpt/objects;
+# srpt_object_is NAME VALUE: it has that value.
+srpt_object() { sed -n "s/^$1 //p" "/sys/kernel/debug/$SRPT_MODNAME/objects"; }
+srpt_object_is() { [ "$(srpt_object "$1")" = "$2" ]; }
+
 srpt_objects_check() {
 	local f=${SRPT_OBJECTS:-/sys/kernel/debug/$SRPT_MODNAME/objects} i k v line
 	[ -r "$f" ] || return 0

@@ -25,7 +25,7 @@ struct Params {
   static constexpr s32 kMaxMaxNexusChannels = 1024;
   // Receive rings of released channels each device keeps for its next
   // logins (recv_ring_cache, not an in-tree parameter; 0: none). Each is
-  // about 576 KiB at ib_srp's default login, freed after 2 s unused.
+  // about 576 KiB at ib_srp's default login, freed after 5 s unused.
   static constexpr s32 kDefaultRecvRingCache = 8;
 
   u32 max_req_size;

@@ -38,7 +38,7 @@ class RecvRingCache : Pinned {
  public:
   static constexpr u32 kMaxCapacity = 64;
   // How long a ring may sit unused before the trim work frees it.
-  static constexpr u32 kIdleMs = 2000;
+  static constexpr u32 kIdleMs = 5000;
 
   struct Geometry {
     u32 count;     // buffers
@@ -64,7 +64,9 @@ class RecvRingCache : Pinned {
   // on. Process context, not from the trim work.
   void drain();
 
+  // Rings held now; takes that found one since the device came.
   u32 cached();
+  u64 reused();
 
  private:
   struct Entry {
@@ -90,6 +92,7 @@ class RecvRingCache : Pinned {
   // Oldest first.
   Entry entries_[kMaxCapacity] SRPT_GUARDED_BY(lock_) = {};
   u32 count_ SRPT_GUARDED_BY(lock_) = 0;
+  u64 reused_ SRPT_GUARDED_BY(lock_) = 0;
   bool draining_ SRPT_GUARDED_BY(lock_) = false;
 };
 

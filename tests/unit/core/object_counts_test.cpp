@@ -32,7 +32,7 @@ class ObjectCountsTest : public LoginTest {
     std::string name;
     unsigned long long value;
     while (in >> name >> value) m[name] = value;
-    EXPECT_EQ(4u, m.size()) << seq.text;
+    EXPECT_EQ(5u, m.size()) << seq.text;
     return m;
   }
   void ExpectCounts(unsigned long long channels, unsigned long long adopted,
@@ -42,6 +42,7 @@ class ObjectCountsTest : public LoginTest {
     EXPECT_EQ(adopted, m["cm_adopted"]);
     EXPECT_EQ(destroyed, m["cm_destroyed"]);
     EXPECT_EQ(0u, m["recv_rings_cached"]) << "recv_ring_cache=0";
+    EXPECT_EQ(0u, m["recv_rings_reused"]);
   }
 };
 

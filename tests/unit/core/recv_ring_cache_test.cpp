@@ -31,15 +31,16 @@ class RecvRingCacheTest : public LoginTest {
     RunWorks();
     ExpectReleasedByChannel(o);
   }
-  // The debugfs line recv_rings_cached.
-  static unsigned long long Cached() {
+  // A line of debugfs ib_srpt/objects.
+  static unsigned long long Objects(const std::string& name) {
     srpt_k_seq seq;
     srpt_core_show_objects(&seq);
-    const std::string key = "recv_rings_cached ";
+    const std::string key = "\n" + name + " ";
     const size_t at = seq.text.find(key);
     EXPECT_NE(std::string::npos, at) << seq.text;
     return at == std::string::npos ? ~0ull : std::stoull(seq.text.substr(at + key.size()));
   }
+  static unsigned long long Cached() { return Objects("recv_rings_cached"); }
   static size_t RingCreates() { return fake::call_count(fake::Call::RingCreate); }
 };
 
@@ -57,6 +58,7 @@ TEST_F(RecvRingCacheTest, ALoginAfterALogoutTakesTheReleasedChannelsRing) {
   EXPECT_EQ(creates + 1, RingCreates()) << "only the send ring is made";
   EXPECT_EQ(ring, RecvRing(Qp(second)));
   EXPECT_EQ(0u, Cached());
+  EXPECT_EQ(1u, Objects("recv_rings_reused"));
   // The reused ring serves: a command is received and submitted.
   const size_t submitted = fake::submissions().size();
   Receive(second, EncodeSrpCmd(SrpCmd{}));
@@ -87,7 +89,7 @@ TEST_F(RecvRingCacheTest, ARingOfAnotherGeometryIsNotTaken) {
   EXPECT_EQ(1u, Cached());
 }
 
-TEST_F(RecvRingCacheTest, ARingUnusedForTwoSecondsIsFreed) {
+TEST_F(RecvRingCacheTest, ARingUnusedForKIdleMsIsFreed) {
   const size_t rings = fake::live_rings();
   Logout(LiveChannel(SRPT_CM_RDMA));
   ASSERT_EQ(1u, Cached());
@@ -101,9 +103,11 @@ TEST_F(RecvRingCacheTest, ARingUnusedForTwoSecondsIsFreed) {
   EXPECT_EQ(0u, fake::later_works()) << "nothing cached: the trim work is not armed again";
 }
 
-TEST_F(RecvRingCacheTest, EachRingGetsItsOwnTwoSeconds) {
-  // Two channels, released 1.5 s apart: the trim work frees the first ring
+TEST_F(RecvRingCacheTest, EachRingGetsItsOwnIdleTime) {
+  // Two channels, released `gap` apart: the trim work frees the first ring
   // on time and comes back for the second.
+  const uint64_t idle = RecvRingCache::kIdleMs * kMs;
+  const uint64_t gap = idle * 3 / 4;
   LoginReq r = GoodReq(SRPT_CM_RDMA);
   r.flags = srpt::srp::kMultiChanMulti;
   const Outcome a = Login(r);
@@ -114,17 +118,17 @@ TEST_F(RecvRingCacheTest, EachRingGetsItsOwnTwoSeconds) {
   ExpectAccepted(b);
   Establish(b);
   Logout(a);
-  fake::advance_ns(1500 * kMs);
+  fake::advance_ns(gap);
   Logout(b);
   ASSERT_EQ(2u, Cached());
-  fake::advance_ns(500 * kMs);
+  fake::advance_ns(idle - gap);
   RunWorks();
-  EXPECT_EQ(1u, Cached()) << "the first ring's two seconds are up";
+  EXPECT_EQ(1u, Cached()) << "the first ring's idle time is up";
   EXPECT_EQ(1u, fake::later_works()) << "armed again for the second";
-  fake::advance_ns(1499 * kMs);
+  fake::advance_ns(gap - kMs);
   RunWorks();
   EXPECT_EQ(1u, Cached());
-  fake::advance_ns(1 * kMs);
+  fake::advance_ns(kMs);
   RunWorks();
   EXPECT_EQ(0u, Cached());
 }

@@ -15,7 +15,7 @@
 . "$SRPT_ROOT/tests/vm/fault.sh"
 
 [ -x "$FAULT_TOOL" ] || fail "$FAULT_TOOL missing (make tools)"
-srpt_load
+srpt_load recv_ring_cache=0  # fault.sh counts allocations exactly
 fault_target
 fault_warm_up
 mem_baseline

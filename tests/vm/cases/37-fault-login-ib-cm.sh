@@ -15,7 +15,7 @@ FAULT_CM=ib_cm
 . "$SRPT_ROOT/tests/vm/fault.sh"
 trap ibcm_cleanup EXIT
 
-srpt_load
+srpt_load recv_ring_cache=0  # fault.sh counts allocations exactly
 ibcm_load
 fault_target
 fault_warm_up

@@ -18,7 +18,7 @@
 . "$SRPT_ROOT/tests/vm/port.sh"
 
 [ -x "$FAULT_TOOL" ] || fail "$FAULT_TOOL missing (make tools)"
-srpt_load
+srpt_load recv_ring_cache=0  # fault.sh counts allocations exactly
 fault_target
 tpg=$SRPT_CFS/$(port_guid_name)/tpgt_1
 fault_warm_up
