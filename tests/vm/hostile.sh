@@ -179,9 +179,11 @@ ti_after_rep() {
 	# Vanish after RTU: the initiator never answers the target's DREQ.
 	# Disabling the TPG must not wait for it: a wait for the DREP would
 	# last the CM's DREQ time-out (4.5 s, README) on top of the release,
-	# while the whole disable took 0.26 to 1.9 s (12 runs, both CMs, TCG
-	# on a 2-core host shared with builds), so a disable of 4 s or more
-	# waited for the initiator.
+	# so a disable that waited takes more than 4.5 s, whatever the
+	# kernel's speed. One that did not took 0.26 to 1.9 s (12 runs, both
+	# CMs, TCG on a 2-core host shared with builds) and 4.3 to 4.4 s on
+	# the debug kernel beside two other debug guests (2026-12-03: a bound
+	# of 4 s failed cases 21 and 22 there).
 	ti_bg "$TMPDIR/vanish.out" "$cm" --login "$iid" "$tid" --after vanish --hold-ms 120000
 	pid=$TI_PID
 	ti_wait_channel live || fail "$cm vanish: no live channel"
@@ -189,7 +191,7 @@ ti_after_rep() {
 	run timeout 20 sh -c "echo 0 > $t/enable"
 	ms=$((($(date +%s%N) - s) / 1000000))
 	log "$cm vanish: TPG disable took $ms ms"
-	[ "$ms" -lt 4000 ] || fail "$cm vanish: TPG disable took $ms ms: it waited for the vanished initiator"
+	[ "$ms" -lt 4500 ] || fail "$cm vanish: TPG disable took $ms ms: it waited for the vanished initiator"
 	for i in $(seq 900); do [ "$(srp_channels | wc -l)" -eq 0 ] && break; sleep 0.1; done
 	log "$cm vanish: channel released $((($(date +%s%N) - s) / 1000000)) ms after the DREQ"
 	srp_wait_channels 0
