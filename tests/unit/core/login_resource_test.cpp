@@ -24,11 +24,7 @@ class LoginResourceTest : public LoginTest {
   // Every step starts from the same state and counts the login's own
   // allocations: no receive ring cached by an earlier step stands in for
   // one (RecvRingCacheTest has a failed login's ring reused).
-  srpt_params SetUpParams() const override {
-    srpt_params p = DefaultParams();
-    p.recv_ring_cache = 0;
-    return p;
-  }
+  srpt_params SetUpParams() const override { return ParamsWithRingCache(0); }
   struct Baseline {
     size_t blocks, mutexes, spinlocks, qps, rings, cmds, works, completions,
         sessions;

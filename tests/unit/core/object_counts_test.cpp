@@ -18,11 +18,7 @@ class ObjectCountsTest : public LoginTest {
  protected:
   // The allocation walk counts the login's own allocations: no ring cached
   // by an earlier step stands in for one.
-  srpt_params SetUpParams() const override {
-    srpt_params p = DefaultParams();
-    p.recv_ring_cache = 0;
-    return p;
-  }
+  srpt_params SetUpParams() const override { return ParamsWithRingCache(0); }
   // The "name value" lines of the core's part of ib_srpt/objects.
   std::map<std::string, unsigned long long> Counts() {
     srpt_k_seq seq;

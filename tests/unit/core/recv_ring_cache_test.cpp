@@ -168,11 +168,7 @@ TEST_F(RecvRingCacheTest, WithNoRingToTakeARingThatCannotBeMadeIs00010001) {
 
 class BoundedRecvRingCacheTest : public RecvRingCacheTest {
  protected:
-  srpt_params SetUpParams() const override {
-    srpt_params p = DefaultParams();
-    p.recv_ring_cache = 2;
-    return p;
-  }
+  srpt_params SetUpParams() const override { return ParamsWithRingCache(2); }
 };
 
 TEST_F(BoundedRecvRingCacheTest, AFullCacheFreesWhatIsGivenBack) {
@@ -194,11 +190,7 @@ TEST_F(BoundedRecvRingCacheTest, AFullCacheFreesWhatIsGivenBack) {
 
 class NoRecvRingCacheTest : public RecvRingCacheTest {
  protected:
-  srpt_params SetUpParams() const override {
-    srpt_params p = DefaultParams();
-    p.recv_ring_cache = 0;
-    return p;
-  }
+  srpt_params SetUpParams() const override { return ParamsWithRingCache(0); }
 };
 
 TEST_F(NoRecvRingCacheTest, ZeroKeepsNoRing) {

@@ -43,6 +43,13 @@ bool is_live(const srpt_k_work* w) {
   return std::find(v.begin(), v.end(), w) != v.end();
 }
 
+// A live item, or a violation naming the call `op`.
+bool check_live(const srpt_k_work* w, const char* op) {
+  if (is_live(w)) return true;
+  record_violation("%s(%p): not a live work item", op, static_cast<const void*>(w));
+  return false;
+}
+
 // Items whose time has come join the queue, earliest first.
 void queue_due() {
   WorkState& s = state();
@@ -132,11 +139,7 @@ extern "C" int srpt_k_work_create(void (*fn)(void* arg), void* arg,
 
 extern "C" void srpt_k_work_queue(srpt_k_work* w) noexcept {
   fake::trace("srpt_k_work_queue", w);
-  if (!fake::is_live(w)) {
-    fake::record_violation("srpt_k_work_queue(%p): not a live work item",
-                           static_cast<void*>(w));
-    return;
-  }
+  if (!fake::check_live(w, "srpt_k_work_queue")) return;
   if (w->pending) return;
   w->pending = true;
   fake::state().queue.push_back(w);
@@ -144,11 +147,7 @@ extern "C" void srpt_k_work_queue(srpt_k_work* w) noexcept {
 
 extern "C" void srpt_k_work_queue_after(srpt_k_work* w, uint32_t ms) noexcept {
   fake::trace("srpt_k_work_queue_after", w);
-  if (!fake::is_live(w)) {
-    fake::record_violation("srpt_k_work_queue_after(%p): not a live work item",
-                           static_cast<void*>(w));
-    return;
-  }
+  if (!fake::check_live(w, "srpt_k_work_queue_after")) return;
   if (w->pending) return;
   w->pending = true;
   w->due_ns = fake::now_ns() + uint64_t{ms} * 1000000u;
@@ -158,11 +157,7 @@ extern "C" void srpt_k_work_queue_after(srpt_k_work* w, uint32_t ms) noexcept {
 extern "C" void srpt_k_work_cancel(srpt_k_work* w) noexcept {
   fake::might_sleep("srpt_k_work_cancel");
   fake::trace("srpt_k_work_cancel", w);
-  if (!fake::is_live(w)) {
-    fake::record_violation("srpt_k_work_cancel(%p): not a live work item",
-                           static_cast<void*>(w));
-    return;
-  }
+  if (!fake::check_live(w, "srpt_k_work_cancel")) return;
   fake::WorkState& s = fake::state();
   if (w->pending) {
     auto q = std::find(s.queue.begin(), s.queue.end(), w);
@@ -187,11 +182,7 @@ extern "C" void srpt_k_work_cancel(srpt_k_work* w) noexcept {
 extern "C" void srpt_k_work_destroy(srpt_k_work* w) noexcept {
   if (w == nullptr) return;
   fake::trace("srpt_k_work_destroy", w);
-  if (!fake::is_live(w)) {
-    fake::record_violation("srpt_k_work_destroy(%p): not a live work item",
-                           static_cast<void*>(w));
-    return;
-  }
+  if (!fake::check_live(w, "srpt_k_work_destroy")) return;
   fake::WorkState& s = fake::state();
   if (w->pending) {
     fake::record_violation("srpt_k_work_destroy: the item is still queued");

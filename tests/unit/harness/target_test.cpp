@@ -26,6 +26,12 @@ srpt_params TargetTest::DefaultParams() {
   return p;
 }
 
+srpt_params TargetTest::ParamsWithRingCache(int32_t rings) {
+  srpt_params p = DefaultParams();
+  p.recv_ring_cache = rings;
+  return p;
+}
+
 FakeDevice TargetTest::TwoPortDevice() {
   FakeDevice dev("mlx5_0", kNodeGuid);
   dev.AddPort(MakeGid(kSubnetPrefix, kPort1Id))

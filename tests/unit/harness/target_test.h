@@ -34,6 +34,9 @@ class TargetTest : public CoreTest {
  protected:
   // The in-tree driver's defaults.
   static srpt_params DefaultParams();
+  // The defaults with recv_ring_cache = `rings` (0: a login always makes
+  // its receive ring, as the allocation walks need).
+  static srpt_params ParamsWithRingCache(int32_t rings);
   // What SetUp initialises the core with; a fixture overrides it for other
   // module parameters.
   virtual srpt_params SetUpParams() const { return DefaultParams(); }
