@@ -31,7 +31,7 @@
 . "$SRPT_ROOT/tests/vm/fault.sh"
 . "$SRPT_ROOT/tests/vm/disrupt.sh"
 
-srpt_load
+srpt_load recv_ring_cache=0  # fault.sh counts allocations exactly
 io_nullb
 srp_target "$(port_guid_name)" "$VETH0_IP"
 fault_debugfs

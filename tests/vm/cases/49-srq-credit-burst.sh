@@ -15,7 +15,7 @@
 . "$SRPT_ROOT/tests/vm/fault.sh"
 . "$SRPT_ROOT/tests/vm/srq.sh"
 
-srpt_load
+srpt_load recv_ring_cache=0  # fault.sh counts allocations exactly
 fault_debugfs
 ti_hostile_target rdma
 srq_set 1

@@ -16,7 +16,7 @@
 
 srq_size=4
 cycles=$((3 * srq_size))
-srpt_load srpt_srq_size=$srq_size
+srpt_load srpt_srq_size=$srq_size recv_ring_cache=0  # fault.sh counts allocations exactly
 fault_debugfs
 ti_hostile_target rdma
 srq_set 1
