@@ -34,11 +34,8 @@ Result<srpt_k_ring*> RecvRingCache::take(const Geometry& g) {
     // The newest first: the one most likely still in the CPU's caches.
     for (u32 i = count_; i-- > 0;) {
       if (!(entries_[i].geometry == g)) continue;
-      srpt_k_ring* ring = entries_[i].ring;
-      for (u32 j = i + 1; j < count_; j++) entries_[j - 1] = entries_[j];
-      count_--;
       reused_++;
-      return ring;
+      return remove_at(i);
     }
   }
   srpt_k_ring* ring = nullptr;
@@ -74,7 +71,7 @@ void RecvRingCache::drain() {
     {
       SpinGuard guard(lock_);
       if (count_ == 0) return;
-      ring = entries_[--count_].ring;
+      ring = remove_at(count_ - 1);
     }
     srpt_k_ring_destroy(ring);
   }
@@ -88,6 +85,13 @@ u32 RecvRingCache::cached() {
 u64 RecvRingCache::reused() {
   SpinGuard guard(lock_);
   return reused_;
+}
+
+srpt_k_ring* RecvRingCache::remove_at(u32 i) {
+  srpt_k_ring* ring = entries_[i].ring;
+  for (u32 j = i + 1; j < count_; j++) entries_[j - 1] = entries_[j];
+  count_--;
+  return ring;
 }
 
 void RecvRingCache::trim_fn(void* arg) {
@@ -112,9 +116,7 @@ void RecvRingCache::trim() {
         }
         return;
       }
-      ring = entries_[0].ring;
-      for (u32 j = 1; j < count_; j++) entries_[j - 1] = entries_[j];
-      count_--;
+      ring = remove_at(0);
     }
     srpt_k_ring_destroy(ring);
   }

@@ -80,6 +80,9 @@ class RecvRingCache : Pinned {
   template <class T, class Ctx, class... Args>
   friend Result<Own<T>> make_own(Ctx, Args&&...);
 
+  // Takes entry i out, keeping the others oldest first.
+  srpt_k_ring* remove_at(u32 i) SRPT_REQUIRES(lock_);
+
   static void trim_fn(void* arg);
   // The trim work: frees the rings idle for kIdleMs, and runs again when
   // the next one will be.

@@ -50,6 +50,16 @@ bool check_live(const srpt_k_work* w, const char* op) {
   return false;
 }
 
+// A pending item is no longer: out of the queue, or out of `later`.
+void unqueue(srpt_k_work* w) {
+  WorkState& s = state();
+  auto q = std::find(s.queue.begin(), s.queue.end(), w);
+  if (q != s.queue.end()) s.queue.erase(q);
+  auto l = std::find(s.later.begin(), s.later.end(), w);
+  if (l != s.later.end()) s.later.erase(l);
+  w->pending = false;
+}
+
 // Items whose time has come join the queue, earliest first.
 void queue_due() {
   WorkState& s = state();
@@ -158,14 +168,7 @@ extern "C" void srpt_k_work_cancel(srpt_k_work* w) noexcept {
   fake::might_sleep("srpt_k_work_cancel");
   fake::trace("srpt_k_work_cancel", w);
   if (!fake::check_live(w, "srpt_k_work_cancel")) return;
-  fake::WorkState& s = fake::state();
-  if (w->pending) {
-    auto q = std::find(s.queue.begin(), s.queue.end(), w);
-    if (q != s.queue.end()) s.queue.erase(q);
-    auto l = std::find(s.later.begin(), s.later.end(), w);
-    if (l != s.later.end()) s.later.erase(l);
-    w->pending = false;
-  }
+  if (w->pending) fake::unqueue(w);
   if (!w->running) return;
   if (fake::tls_in_work != 0) {
     fake::record_violation("srpt_k_work_cancel from a work item: it may wait for itself");
@@ -186,10 +189,7 @@ extern "C" void srpt_k_work_destroy(srpt_k_work* w) noexcept {
   fake::WorkState& s = fake::state();
   if (w->pending) {
     fake::record_violation("srpt_k_work_destroy: the item is still queued");
-    auto q = std::find(s.queue.begin(), s.queue.end(), w);
-    if (q != s.queue.end()) s.queue.erase(q);
-    auto l = std::find(s.later.begin(), s.later.end(), w);
-    if (l != s.later.end()) s.later.erase(l);
+    fake::unqueue(w);
   }
   s.live.erase(std::find(s.live.begin(), s.live.end(), w));
   delete w;
