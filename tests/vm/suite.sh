@@ -17,7 +17,7 @@ SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
 shards=${SRPT_VM_SHARDS:-2}
 runs=${SRPT_VM_RUNS:-${VM_DEBUG:+debug-}suite}
 
-# Cases in order, dealt to the shards in turn.
+# The cases of this run, in order; dealt to the shards below.
 mapfile -t cases < <(cd "$SRPT_ROOT/tests/vm/cases" && ls [0-9]*.sh | sed 's/\.sh$//')
 if [ -n "${SRPT_VM_CASES:-}" ]; then
 	want=" $SRPT_VM_CASES "
@@ -34,10 +34,24 @@ else
 	cases=("${kept[@]}")
 fi
 [ ${#cases[@]} -gt 0 ] || { echo "suite.sh: no cases" >&2; exit 2; }
-declare -a shard_cases
-for i in "${!cases[@]}"; do
-	k=$((i % shards))
-	shard_cases[$k]="${shard_cases[$k]:-} ${cases[$i]}"
+# Longest first, each to the shard with the least work so far
+# (tests/vm/case-seconds); each shard then runs its cases in number order.
+declare -a shard_cases shard_load
+for k in $(seq 0 $((shards - 1))); do shard_load[$k]=0; done
+while read -r secs c; do
+	best=0
+	for k in $(seq 1 $((shards - 1))); do
+		[ "${shard_load[$k]}" -lt "${shard_load[$best]}" ] && best=$k
+	done
+	shard_load[$best]=$((shard_load[best] + secs))
+	shard_cases[$best]="${shard_cases[$best]:-} $c"
+done < <(for c in "${cases[@]}"; do
+	secs=$(awk -v n="${c%%-*}" '$1 == n { print $2 }' "$SRPT_ROOT/tests/vm/case-seconds")
+	echo "${secs:-60} $c"
+done | sort -k1,1nr -k2,2)
+for k in "${!shard_cases[@]}"; do
+	# shellcheck disable=SC2086  # one name per line, on purpose
+	shard_cases[$k]=$(printf "%s\n" ${shard_cases[$k]} | sort | tr "\n" " ")
 done
 
 # run.sh builds the tools and prepares the kernel; do it once, up front, so
