@@ -6,6 +6,10 @@
 #            with the guest at the same absolute path; it must hold job.sh,
 #            a /bin/sh script run as root in the guest (see scripts/vm/init).
 #   --follow copy the guest's job output (OUTDIR/guest.log) to stdout live.
+#   --smp N  vCPUs (default 2, env SRPT_VM_SMP). One vCPU does not make a
+#            debug guest faster when three share two cores (case 10: 513 s
+#            against 475 s with two, 2026-12-03), and two keep real
+#            concurrency in the guest.
 #
 # Results in OUTDIR: console.log (serial console: kernel log and init lines),
 # qemu.log (QEMU's own stderr), guest.log (job output), job.status (job's exit
@@ -24,7 +28,7 @@ set -euo pipefail
 SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$SRPT_ROOT/scripts/vm/common.sh"
 
-timeout=600 follow=0 mem=2048 smp=2
+timeout=600 follow=0 mem=2048 smp=${SRPT_VM_SMP:-2}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--timeout) timeout=$2; shift 2 ;;
@@ -52,7 +56,14 @@ rm -f "$out/job.status" "$out/guest.log" "$out/console.log"
 # and t10_*; names match by prefix): on every cache it doubles the boot time
 # under TCG (root ready at ~13 s instead of ~5 s), on these it costs ~1.5 s.
 # SRPT_VM_SLUB_DEBUG= (empty) turns it off, another value replaces it.
+# The debug kernel leaves out kmalloc-*: KASAN already checks every kmalloc
+# byte for byte (out of bounds, use after free, double free) and records
+# each object's allocation and free stacks, so SLUB's checks there repeat
+# KASAN's at a cost: case 10 took 475 s with them and 355 s without, with
+# three debug guests on two cores (2026-12-03). Our own command cache and
+# the target core's keep them.
 slub_default='FZPU,kmalloc-*,srpt*,se_*,t10_*'
+[ -z "$VM_DEBUG" ] || slub_default='FZPU,srpt*,se_*,t10_*'
 slub=
 [ -z "${SRPT_VM_SLUB_DEBUG-$slub_default}" ] ||
 	slub="slub_debug=${SRPT_VM_SLUB_DEBUG-$slub_default}"
