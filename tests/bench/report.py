@@ -391,7 +391,6 @@ def goals(data, storms, icount=None):
                   "target": 2.0, "met": None if r is None else r <= 2.0,
                   "note": None if r is None else
                   f"{so['slowest_us'] / 1000:.0f} ms against {sf['slowest_us'] / 1000:.0f} ms"})
-    if big is not None:
         s = get(o, "storm", big)
         rej = None if s is None else s["rejected_resources"]
         g.append({"goal": f"{big} concurrent logins, none rejected for resources",

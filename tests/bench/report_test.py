@@ -3,7 +3,8 @@
 """Host test of the bench report's arithmetic (tests/bench/report.py) on
 made-up guest output: CPU time per I/O from /proc/stat ticks, the spread of
 the rounds, the I/O goals read from the instruction-counted guest when
-there is one, and issue 17's storm, login and memory goals. Runs in a second, no guest. Output: TAP, "N passed, N failed".
+there is one, and issue 17's storm, login and memory goals. Runs in a
+second, no guest. Output: TAP, "N passed, N failed".
 """
 import json
 import os
@@ -80,7 +81,6 @@ check("without one, from the wall-clock rounds (0.33x: missed)",
       len(g) == len(report.FIO_JOBS) and all(x["met"] is False and "wall clock" in x["goal"] for x in g))
 g = io_goals(wall, io_data(560.0, 601.0))
 check("a 7% deficit in the instruction-counted guest is missed", all(x["met"] is False for x in g))
-
 
 
 def logins(lat_ms, rejected=0):

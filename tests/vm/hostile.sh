@@ -142,10 +142,6 @@ ti_login_table() {
 	srp_wait_channels 0
 }
 
-# ti_accepted_since MARK: the target logged an accepted login since MARK.
-ti_accepted_since() {
-	dmesg_since "$1" | grep -qE "ib_srpt: login from .* as [^ ]+: it_iu_len"
-}
 # ti_wait_channel STATE: until a channel in STATE is listed (30 s).
 ti_wait_channel() {
 	local i
@@ -180,7 +176,7 @@ ti_after_rep() {
 	kmsg_mark "$cm no-rtu"
 	ti_bg "$TMPDIR/no-rtu.out" "$cm" --login "$iid" "$tid" --after no-rtu --hold-ms 120000
 	pid=$TI_PID
-	wait_for "$cm no-rtu login accepted (kernel log)" ti_accepted_since "$cm no-rtu"
+	wait_for "$cm no-rtu login accepted (kernel log)" srp_login_accepted_since "$cm no-rtu"
 	kill -USR1 "$pid"
 	wait "$pid" || fail "$cm no-rtu: $(cat "$TMPDIR/no-rtu.out")"
 	srp_wait_channels 0

@@ -45,10 +45,12 @@ while read -r secs c; do
 	done
 	shard_load[$best]=$((shard_load[best] + secs))
 	shard_cases[$best]="${shard_cases[$best]:-} $c"
-done < <(for c in "${cases[@]}"; do
-	secs=$(awk -v n="${c%%-*}" '$1 == n { print $2 }' "$SRPT_ROOT/tests/vm/case-seconds")
-	echo "${secs:-60} $c"
-done | sort -k1,1nr -k2,2)
+done < <(declare -A secs_of
+	while read -r num secs; do
+		[[ $num == \#* ]] || secs_of[$num]=$secs
+	done <"$SRPT_ROOT/tests/vm/case-seconds"
+	for c in "${cases[@]}"; do echo "${secs_of[${c%%-*}]:-60} $c"; done |
+		sort -k1,1nr -k2,2)
 for k in "${!shard_cases[@]}"; do
 	# shellcheck disable=SC2086  # one name per line, on purpose
 	shard_cases[$k]=$(printf "%s\n" ${shard_cases[$k]} | sort | tr "\n" " ")
