@@ -47,6 +47,11 @@ struct ti_login {
 	unsigned int hold_ms;
 	unsigned int timeout_ms; /* for the REP/REJ; 0 = 5000 */
 	/*
+	 * IB/CM: how often ib_cm resends an unanswered REQ, 1..15; 0 = the
+	 * tool's default of 3. ib_srp itself allows 15.
+	 */
+	unsigned int cm_retries;
+	/*
 	 * RDMA/CM: receive buffers for the target's IUs, 0 = 4. More let a
 	 * burst's answers land without waiting out RNR NAKs.
 	 */
