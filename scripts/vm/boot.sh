@@ -69,9 +69,18 @@ slub=
 	slub="slub_debug=${SRPT_VM_SLUB_DEBUG-$slub_default}"
 
 # The debug kernel: KASAN reports every bug, not only the first of the boot
-# (one case's report would hide the next case's).
+# (one case's report would hide the next case's). no5lvl: 4-level paging.
+# TCG's -cpu max offers LA57, and with 5-level paging a boot can die of a
+# kernel race of its own before any module loads: identify_cpu() zeroes
+# boot_cpu_data's feature bits with interrupts on, so until get_cpu_cap()
+# fills them in again pgtable_l5_enabled() reads false, KASAN takes the
+# 4-level layout's bounds, and an interrupt in that window reports its
+# irq_desc lock in the 5-level direct map (ff11...) as a wild-memory-access
+# (6.12.118, seen in 2 of about 20 debug boots under load). With no5lvl
+# the bit is cleared for good before that, so both agree. Production
+# kernels' guests keep 5-level paging.
 dbg=
-[ -z "$VM_DEBUG" ] || dbg=kasan_multi_shot
+[ -z "$VM_DEBUG" ] || dbg="kasan_multi_shot no5lvl"
 
 qemu=(qemu-system-x86_64
 	-accel tcg -cpu max -smp "$smp" -m "$mem"
