@@ -65,6 +65,7 @@ struct ti_conn *ti_ib_login(const struct ti_login *in, struct ti_outcome *out)
 	req.version = SRPT_IBCM_VERSION;
 	req.timeout_ms = in->timeout_ms;
 	req.max_cm_retries = in->cm_retries;
+	req.cm_response_timeout = in->cm_timeout;
 	req.service_id = in->service_id;
 	snprintf(req.dev, sizeof(req.dev), "%s", in->dev ? in->dev : "rxe0");
 	req.port = 1;

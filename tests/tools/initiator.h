@@ -52,6 +52,12 @@ struct ti_login {
 	 */
 	unsigned int cm_retries;
 	/*
+	 * IB/CM: the CM response timeout, 4.096 us * 2^n, 1..31; 0 = the
+	 * tool's 18 (about 1 s). The target's DREQ to this initiator waits
+	 * that long for each answer, cm_retries + 1 times.
+	 */
+	unsigned int cm_timeout;
+	/*
 	 * RDMA/CM: receive buffers for the target's IUs, 0 = 4. More let a
 	 * burst's answers land without waiting out RNR NAKs.
 	 */

@@ -9,11 +9,13 @@
  *          [--it-iu-len N] [--flags N] [--buf-fmt N] [--opcode N]
  *          [--imm-offset N])
  *          [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]
- *          [--timeout-ms N] [--cm-retries N]
+ *          [--timeout-ms N] [--cm-retries N] [--cm-timeout N]
  *          [--count N [--gap-ms N] | --concurrent N] [--dump]
  *
  * --cm-retries N (IB/CM): ib_cm resends an unanswered REQ up to N times
- * (1..15; default 3, ib_srp uses 15).
+ * (1..15; default 3, ib_srp uses 15). --cm-timeout N (IB/CM): the CM
+ * response timeout, 4.096 us * 2^N (1..31; default 18, about 1 s; rdma_cm
+ * uses 20). Both also bound the target's DREQ to this initiator.
  * --gap-ms N pauses N ms after each sequential login's logout, before the
  * next REQ: every login then starts from an idle fabric and target (no
  * work of the previous one still running, and no CPU kept busy by it).
@@ -297,7 +299,7 @@ static void usage(const char *argv0)
 		"       (--req HEX | --login I_PORT_ID TARGET_PORT_ID [--it-iu-len N]\n"
 		"        [--flags N] [--buf-fmt N] [--opcode N] [--imm-offset N])\n"
 		"       [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]\n"
-		"       [--timeout-ms N] [--cm-retries N]\n"
+		"       [--timeout-ms N] [--cm-retries N] [--cm-timeout N]\n"
 		"       [--count N [--gap-ms N] | --concurrent N] [--dump]\n"
 		"       [--iu HEX]... [--burst N]\n", argv0);
 	exit(2);
@@ -316,7 +318,7 @@ int main(int argc, char **argv)
 		{ "concurrent", 1, 0, 'C' }, { "dump", 0, 0, 'D' },
 		{ "iu", 1, 0, 'I' }, { "imm-offset", 1, 0, 'm' },
 		{ "gap-ms", 1, 0, 'g' }, { "burst", 1, 0, 'B' },
-		{ "cm-retries", 1, 0, 'R' }, { 0 }
+		{ "cm-retries", 1, 0, 'R' }, { "cm-timeout", 1, 0, 'M' }, { 0 }
 	};
 	struct login_fields f = { .it_iu_len = 8260, .buf_fmt = 0x06 };
 	struct ti_login base = { .cm = TI_CM_RDMA, .dev = "rxe0", .rdma_port = 5555 };
@@ -379,6 +381,7 @@ int main(int argc, char **argv)
 		case 'H': base.hold_ms = strtoul(optarg, NULL, 0); break;
 		case 'T': base.timeout_ms = strtoul(optarg, NULL, 0); break;
 		case 'R': base.cm_retries = strtoul(optarg, NULL, 0); break;
+		case 'M': base.cm_timeout = strtoul(optarg, NULL, 0); break;
 		case 'n': count = atoi(optarg); break;
 		case 'C': concurrent = atoi(optarg); break;
 		case 'g': gap_ms = atoi(optarg); break;
@@ -407,7 +410,8 @@ int main(int argc, char **argv)
 	    (n_ius && (concurrent || base.cm != TI_CM_RDMA)) ||
 	    gap_ms < 0 || (gap_ms && concurrent) || burst < 0 ||
 	    (burst && (n_ius != 1 || n != 1 || concurrent)) ||
-	    base.cm_retries > 15 || (base.cm_retries && base.cm != TI_CM_IB))
+	    base.cm_retries > 15 || base.cm_timeout > 31 ||
+	    ((base.cm_retries || base.cm_timeout) && base.cm != TI_CM_IB))
 		usage(argv[0]);
 
 	/* One job per thread; sequential logins reuse one. */
