@@ -35,7 +35,11 @@ else
 fi
 [ ${#cases[@]} -gt 0 ] || { echo "suite.sh: no cases" >&2; exit 2; }
 # Longest first, each to the shard with the least work so far
-# (tests/vm/case-seconds); each shard then runs its cases in number order.
+# (tests/vm/case-seconds; on the debug kernel case-seconds-debug, since the
+# cases do not all slow down alike there); each shard then runs its cases
+# in number order.
+secs_file=$SRPT_ROOT/tests/vm/case-seconds
+[ -z "$VM_DEBUG" ] || secs_file=$SRPT_ROOT/tests/vm/case-seconds-debug
 declare -a shard_cases shard_load
 for k in $(seq 0 $((shards - 1))); do shard_load[$k]=0; done
 while read -r secs c; do
@@ -46,9 +50,9 @@ while read -r secs c; do
 	shard_load[$best]=$((shard_load[best] + secs))
 	shard_cases[$best]="${shard_cases[$best]:-} $c"
 done < <(declare -A secs_of
-	while read -r num secs; do
+	while read -r num secs _; do
 		[[ $num == \#* ]] || secs_of[$num]=$secs
-	done <"$SRPT_ROOT/tests/vm/case-seconds"
+	done <"$secs_file"
 	for c in "${cases[@]}"; do echo "${secs_of[${c%%-*}]:-60} $c"; done |
 		sort -k1,1nr -k2,2)
 for k in "${!shard_cases[@]}"; do
