@@ -121,12 +121,13 @@ srp_wait_channels() {
 	fail "expected $1 channels"
 }
 # srp_channel_count_is N: the module lists exactly N live channels.
-# srp_login_accepted_since MARK: the target logged an accepted login since
-# MARK (evidence that outlasts a channel too short-lived to poll for).
-srp_login_accepted_since() {
-	dmesg_since "$1" | grep -qE "ib_srpt: login from .* as [^ ]+: it_iu_len"
-}
 srp_channel_count_is() { [ "$(srp_channels | wc -l)" -eq "$1" ]; }
+# srp_login_accepted_since MARK [SESSION]: the target logged an accepted
+# login since MARK (of session SESSION, a regex; any if not given):
+# evidence that outlasts a channel too short-lived to poll for.
+srp_login_accepted_since() {
+	dmesg_since "$1" | grep -qE "ib_srpt: login from .* as ${2:-[^ ]+}: it_iu_len"
+}
 
 # srp_cleanup: initiator out, configfs and backstore down, null_blk unloaded.
 srp_cleanup() {

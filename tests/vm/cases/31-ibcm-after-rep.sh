@@ -28,7 +28,7 @@ pid=$!
 # debug kernel beside two other debug guests did (2026-12-03: the channel
 # came and went between two polls, and the wait for it failed). The
 # kernel log's line for the accepted login stays.
-wait_for "the no-RTU login accepted (kernel log)" srp_login_accepted_since "31 no-rtu"
+wait_for "the no-RTU login accepted (kernel log)" srp_login_accepted_since "31 no-rtu" "0x$iid"
 log "channels after the REP: $(srp_channels)"
 wait_channels_max 0 40
 kill -0 $pid 2>/dev/null || fail "the initiator ended before the target released the channel"
