@@ -66,6 +66,17 @@ void srpt_core_device_remove(struct srpt_core_device *dev) SRPT_NOEXCEPT;
 int srpt_k_port_active(struct srpt_k_device *kdev, uint32_t port_num) SRPT_NOEXCEPT;
 
 /*
+ * 1 when the port can send a MAD now: its state is ACTIVE and, on a RoCE
+ * port, the network device under its GID 0 is running and has carrier.
+ * 0 when it cannot. A RoCE port stays ACTIVE for a while after its network
+ * device stopped (the provider learns it from NETDEV_DOWN, which comes after
+ * the stop and its RCU waits), so the port state alone cannot tell. A port
+ * without a network device (InfiniBand) is up when it is ACTIVE; a failed
+ * query is answered as by srpt_k_port_active(). Process context.
+ */
+int srpt_k_port_link_up(struct srpt_k_device *kdev, uint32_t port_num) SRPT_NOEXCEPT;
+
+/*
  * Asynchronous events of a port, as the shim's ib_event_handler sees them.
  * PORT_ERR: the port left the ACTIVE state. The others say that what the
  * core derived from the port (GID 0 and the two target port names, the DM

@@ -661,6 +661,32 @@ TEST_F(ChannelTest, TheDisconnectOfAChannelClosedWhileThePortIsDownWaitsForThePo
   ExpectAllChannelsReleased();
 }
 
+// Case 44 on the debug kernel: a response failed because the RoCE link went
+// down; the port was still ACTIVE (rxe learns of the stop only from
+// NETDEV_DOWN, half a second later there), the DREQ went out and rxe's QP1
+// was dead for good. The wait must look at the link, not the port state.
+TEST_F(ChannelTest, TheDisconnectWaitsForALinkThatIsDownWhileItsPortIsStillActive) {
+  for (srpt_cm_kind kind : {SRPT_CM_IB, SRPT_CM_RDMA}) {
+    SCOPED_TRACE(kind == SRPT_CM_IB ? "IB/CM" : "RDMA/CM");
+    fake::reset_trace();
+    const Outcome o = LiveChannel(kind);
+    const uint64_t back = fake::now_ns() + 2000000000ull;  // the link is back in 2 s
+    fake::set_links_down_until(back);
+    fake::fail_recv(Qp(o));
+    RunWorks();
+    const uint64_t disc = fake::find_call("srpt_k_cm_disconnect", o.id);
+    ASSERT_NE(0u, disc);
+    EXPECT_GE(fake::now_ns(), back) << "the disconnect went out while the link was down\n"
+                                    << fake::trace_dump();
+    EXPECT_LT(fake::now_ns(), back + 200000000ull) << "and promptly after it came back";
+    ExpectReleasedByChannel(o);
+    EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "is down; the disconnect waits for it"))
+        << fake::log_dump();
+    fake::set_links_down_until(0);
+  }
+  ExpectAllChannelsReleased();
+}
+
 TEST_F(ChannelTest, APortThatStaysDownDelaysTheDisconnectAtMost20Seconds) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
   fake::set_ports_down_until(~0ull);
