@@ -11,6 +11,8 @@
  * The handle the core gets is the shim's struct srpt_k_device (objects.h),
  * which is also the client data that cm.c looks up for connection requests.
  */
+#include <linux/netdevice.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
@@ -239,6 +241,32 @@ int srpt_k_port_active(struct srpt_k_device *kdev, uint32_t port_num)
 	if (ib_query_port(kdev->ib_dev, port_num, &attr))
 		return 1;
 	return attr.state == IB_PORT_ACTIVE;
+}
+
+int srpt_k_port_link_up(struct srpt_k_device *kdev, uint32_t port_num)
+{
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev;
+	int up;
+
+	if (!srpt_k_port_active(kdev, port_num))
+		return 0;
+	if (!rdma_protocol_roce(kdev->ib_dev, port_num))
+		return 1;
+	/*
+	 * A RoCE port's GID 0 names its network device; no GID 0 means no
+	 * link to send on.
+	 */
+	attr = rdma_get_gid_attr(kdev->ib_dev, port_num, 0);
+	if (IS_ERR(attr))
+		return 0;
+	rcu_read_lock();
+	ndev = rdma_read_gid_attr_ndev_rcu(attr);
+	/* SAFETY: the RCU read lock keeps ndev alive until the unlock. */
+	up = !IS_ERR(ndev) && netif_running(ndev) && netif_carrier_ok(ndev);
+	rcu_read_unlock();
+	rdma_put_gid_attr(attr);
+	return up;
 }
 
 int srpt_k_port_gid0(struct srpt_k_device *kdev, uint32_t port_num,
