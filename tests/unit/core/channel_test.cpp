@@ -64,6 +64,34 @@ class ChannelTest : public LoginTest {
     }
     return DecodeRsp(Sent(o).back().bytes);
   }
+  // A channel of each CM closes (a logout) while `down_until` keeps its
+  // port from sending for 3 s: its DREQ goes out once it can, not before,
+  // and promptly then.
+  void ExpectTheDisconnectWaitsFor(void (*down_until)(uint64_t ns)) {
+    for (srpt_cm_kind kind : {SRPT_CM_IB, SRPT_CM_RDMA}) {
+      SCOPED_TRACE(kind == SRPT_CM_IB ? "IB/CM" : "RDMA/CM");
+      fake::reset_trace();
+      const Outcome o = LiveChannel(kind);
+      const uint64_t back = fake::now_ns() + 3000000000ull;
+      down_until(back);
+      Receive(o, SimpleIu(srp::kILogout, 9));
+      RunWorks();
+      const uint64_t disc = fake::find_call("srpt_k_cm_disconnect", o.id);
+      ASSERT_NE(0u, disc);
+      EXPECT_EQ(0u, fake::find_call("srpt_k_cm_disconnect", o.id, -1, disc + 1));
+      EXPECT_NE(0u, fake::find_last_call("srpt_k_sleep_ms")) << fake::trace_dump();
+      EXPECT_LT(fake::find_last_call("srpt_k_sleep_ms"), disc) << "the disconnect came after the wait";
+      EXPECT_GE(fake::now_ns(), back) << "not before the port could send";
+      EXPECT_LT(fake::now_ns(), back + 200000000ull) << "and promptly after";
+      ExpectReleasedByChannel(o);
+      EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "is down; the disconnect waits for it"))
+          << fake::log_dump();
+      EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "port active again after 3000 ms"))
+          << fake::log_dump();
+      down_until(0);
+    }
+    ExpectAllChannelsReleased();
+  }
   // Everything of a released channel is gone; the target itself remains,
   // and the `devices` still added, each with its port event work.
   void ExpectAllChannelsReleased(size_t devices = 1) {
@@ -636,29 +664,7 @@ TEST_F(ChannelTest, AFailingDisconnectDoesNotStopTheRelease) {
 
 // Case 51: a DREQ sent while the port is down kills rxe's QP1 for good.
 TEST_F(ChannelTest, TheDisconnectOfAChannelClosedWhileThePortIsDownWaitsForThePort) {
-  for (srpt_cm_kind kind : {SRPT_CM_IB, SRPT_CM_RDMA}) {
-    SCOPED_TRACE(kind == SRPT_CM_IB ? "IB/CM" : "RDMA/CM");
-    fake::reset_trace();
-    const Outcome o = LiveChannel(kind);
-    const uint64_t back = fake::now_ns() + 3000000000ull;  // the link is back in 3 s
-    fake::set_ports_down_until(back);
-    Receive(o, SimpleIu(srp::kILogout, 9));
-    RunWorks();
-    const uint64_t disc = fake::find_call("srpt_k_cm_disconnect", o.id);
-    ASSERT_NE(0u, disc);
-    EXPECT_EQ(0u, fake::find_call("srpt_k_cm_disconnect", o.id, -1, disc + 1));
-    EXPECT_NE(0u, fake::find_last_call("srpt_k_sleep_ms")) << fake::trace_dump();
-    EXPECT_LT(fake::find_last_call("srpt_k_sleep_ms"), disc) << "the disconnect came after the wait";
-    EXPECT_GE(fake::now_ns(), back) << "not before the port was active";
-    EXPECT_LT(fake::now_ns(), back + 200000000ull) << "and promptly after";
-    ExpectReleasedByChannel(o);
-    EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "is down; the disconnect waits for it"))
-        << fake::log_dump();
-    EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "port active again after 3000 ms"))
-        << fake::log_dump();
-    fake::set_ports_down_until(0);
-  }
-  ExpectAllChannelsReleased();
+  ExpectTheDisconnectWaitsFor(fake::set_ports_down_until);
 }
 
 // Case 44 on the debug kernel: a response failed because the RoCE link went
@@ -666,25 +672,7 @@ TEST_F(ChannelTest, TheDisconnectOfAChannelClosedWhileThePortIsDownWaitsForThePo
 // NETDEV_DOWN, half a second later there), the DREQ went out and rxe's QP1
 // was dead for good. The wait must look at the link, not the port state.
 TEST_F(ChannelTest, TheDisconnectWaitsForALinkThatIsDownWhileItsPortIsStillActive) {
-  for (srpt_cm_kind kind : {SRPT_CM_IB, SRPT_CM_RDMA}) {
-    SCOPED_TRACE(kind == SRPT_CM_IB ? "IB/CM" : "RDMA/CM");
-    fake::reset_trace();
-    const Outcome o = LiveChannel(kind);
-    const uint64_t back = fake::now_ns() + 2000000000ull;  // the link is back in 2 s
-    fake::set_links_down_until(back);
-    fake::fail_recv(Qp(o));
-    RunWorks();
-    const uint64_t disc = fake::find_call("srpt_k_cm_disconnect", o.id);
-    ASSERT_NE(0u, disc);
-    EXPECT_GE(fake::now_ns(), back) << "the disconnect went out while the link was down\n"
-                                    << fake::trace_dump();
-    EXPECT_LT(fake::now_ns(), back + 200000000ull) << "and promptly after it came back";
-    ExpectReleasedByChannel(o);
-    EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "is down; the disconnect waits for it"))
-        << fake::log_dump();
-    fake::set_links_down_until(0);
-  }
-  ExpectAllChannelsReleased();
+  ExpectTheDisconnectWaitsFor(fake::set_links_down_until);
 }
 
 TEST_F(ChannelTest, APortThatStaysDownDelaysTheDisconnectAtMost20Seconds) {
