@@ -10,7 +10,7 @@
 #   01-none      mode=none -> must be reported "ok" (the runner is not failing
 #                everything), and the console up to its end holds no report
 #                (a clean boot gives no false hit)
-#   10-srpt-leak ib_srpt leaks one allocation ("leak N" in ib_srpt/fault) and
+#   10-srpt-leak ib_srpt leaks three allocations ("leak N" in ib_srpt/fault) and
 #                is unloaded -> "not ok", the module exit's WARNING with the
 #                exact counts (the case checks them); on the debug kernel
 #                also the runner's kmemleak scan naming ib_srpt

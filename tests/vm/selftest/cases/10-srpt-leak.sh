@@ -1,10 +1,14 @@
 #!/bin/bash
-# Self-test (every kernel): ib_srpt leaks one allocation on request
-# (ib_srpt/fault "leak N") and is unloaded.  Its module exit MUST WARN with
-# the counts (src/shim/counters.c), and this script checks that the warning
-# names exactly the leaked allocation; the runner MUST then fail the case from
-# the kernel log ("WARNING:") and, where kmemleak exists, from its scan
-# ("kmemleak": the object's backtrace is in ib_srpt, unloaded by then).
+# Self-test (every kernel): ib_srpt leaks three allocations on request
+# (ib_srpt/fault "leak N", three writes) and is unloaded.  Its module exit
+# MUST WARN with the counts (src/shim/counters.c), and this script checks
+# that the warning names exactly the leaked allocations; the runner MUST then
+# fail the case from the kernel log ("WARNING:") and, where kmemleak exists,
+# from its scan ("kmemleak": an object's backtrace is in ib_srpt, unloaded by
+# then).  Three, not one: kmemleak misses a leak that any stale value in
+# scanned memory points into (a false negative, as its documentation says),
+# and it missed the single one once (check-debug, 2026-12-03); the runner
+# needs only one of them reported.
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/fault.sh"
 [ -f "${SRPT_MODULE:-}" ] || fail "no ib_srpt.ko to test (build it: make module)"
@@ -14,14 +18,14 @@ fault_debugfs
 obj_read
 log "after load: $OBJLINE"
 kmsg_mark "srpt-leak"
-run sh -c "echo 'leak 200' >$DBG/fault"
-[ "$(obj allocs)" = $((O_allocs + 1)) ] || fail "allocs did not grow by one: $(objline)"
+for i in 1 2 3; do run sh -c "echo 'leak 200' >$DBG/fault"; done
+[ "$(obj allocs)" = $((O_allocs + 3)) ] || fail "allocs did not grow by three: $(objline)"
 srpt_unload || fail "unload failed"
 line=$(dmesg_since srpt-leak | grep -m 1 'objects left at module exit')
 [ -n "$line" ] || fail "module exit did not report the leak"
 log "module exit: $line"
 case "$line" in
-*"allocs 1 ("*" bytes) cqs 0 qps 0 sessions 0 srqs 0 ownership_broken 0;"*) ;;
-*) fail "module exit reported other counts than the one leaked allocation" ;;
+*"allocs 3 ("*" bytes) cqs 0 qps 0 sessions 0 srqs 0 ownership_broken 0;"*) ;;
+*) fail "module exit reported other counts than the three leaked allocations" ;;
 esac
 exit 0
