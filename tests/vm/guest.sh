@@ -40,6 +40,17 @@ rxe_modules || setup_err="modprobe of rxe modules failed"
 [ -n "$setup_err" ] || veth_setup || setup_err="veth setup failed"
 [ -n "$setup_err" ] || configfs_mount || setup_err="configfs mount failed"
 
+# fail_snapshot: the RDMA state a failed case leaves, before the cleanup
+# changes it: rxe's counters (retries, sequence and RNR errors say which
+# side of a queue pair gave up), every QP's state, the module's channels.
+fail_snapshot() {
+	echo "### state after the failure"
+	rdma statistic show
+	rdma resource show qp
+	cat /sys/kernel/debug/ib_srpt/channels
+	true
+}
+
 # Restore the state every case starts from; prints what it had to do.
 # `clean_state fresh` (after a failed case) also makes rxe0 anew: a failure
 # can leave it unusable for every later case (a MAD rxe cannot route puts
@@ -165,6 +176,7 @@ for c in $SRPT_VM_CASES; do
 		   reason=$(grep -m 1 '^FAIL: ' "$log" | sed 's/^FAIL: //')
 		   [ -n "$reason" ] || reason="case exited with status $rc" ;;
 		esac
+		[ "$status" != fail ] || fail_snapshot >>"$log" 2>&1
 		# Post-case cleanup is part of the case: what the module leaves behind
 		# must be removable.
 		echo "### post-case cleanup" >>"$log"
