@@ -191,6 +191,9 @@ ti_after_rep() {
 	# TCG on a 2-core host shared with builds), 0.8 to 6.3 s on the debug
 	# kernel beside two other debug guests (2026-12-03; a bound of 4.5 s,
 	# the IB/CM tool's default DREQ time-out, failed cases 21 and 22 there).
+	# The bound catches a disable that waits: a mutant whose channel
+	# release, on a TPG disable, waited for the answer to its DREQ failed
+	# case 22 here with 73.7 s (6.1, 2026-12-03).
 	local slow=()
 	[ "$cm" = ib ] && slow=(--cm-timeout 20 --cm-retries 15)
 	ti_bg "$TMPDIR/vanish.out" "$cm" --login "$iid" "$tid" --after vanish --hold-ms 120000 "${slow[@]}"
