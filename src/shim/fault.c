@@ -10,6 +10,10 @@
  *                    drops the pointer: a leak on purpose, for the tests that
  *                    prove the module-exit check (counters.c) and the guest
  *                    runner's kmemleak check fire
+ *   write "hold N"   allocates SRPT_FAULT_HELD objects of N bytes through
+ *                    the counted allocator and keeps them; "release 0" frees
+ *                    them. Lets a test see what the counters charge for an
+ *                    object wherever the allocator put it (case 36)
  *   read             one line per point: name, calls left until the armed
  *                    failure (0: disarmed), calls seen, failures injected
  */
@@ -17,6 +21,8 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -60,6 +66,45 @@ bool srpt_fault_hit(enum srpt_fault_point point)
 	return true;
 }
 
+/* Objects of "hold N": enough that KFENCE, sampling one allocation every
+ * few milliseconds, gets some of them (case 36 sets its interval to 1 ms). */
+#define SRPT_FAULT_HELD 20000
+static void **srpt_fault_held;
+static DEFINE_MUTEX(srpt_fault_held_lock);
+
+static void srpt_fault_release(void)
+{
+	int i;
+
+	if (!srpt_fault_held)
+		return;
+	for (i = 0; i < SRPT_FAULT_HELD; i++)
+		srpt_shim_kfree(srpt_fault_held[i]);
+	kvfree(srpt_fault_held);
+	srpt_fault_held = NULL;
+}
+
+static int srpt_fault_hold(unsigned int size)
+{
+	int i;
+
+	if (!size || size > PAGE_SIZE)
+		return -EINVAL;
+	if (srpt_fault_held)
+		return -EBUSY;
+	srpt_fault_held = kvcalloc(SRPT_FAULT_HELD, sizeof(void *), GFP_KERNEL);
+	if (!srpt_fault_held)
+		return -ENOMEM;
+	for (i = 0; i < SRPT_FAULT_HELD; i++) {
+		srpt_fault_held[i] = srpt_shim_kmalloc(size, GFP_KERNEL);
+		if (!srpt_fault_held[i]) {
+			srpt_fault_release();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int srpt_fault_show(struct seq_file *m, void *unused)
 {
 	int i;
@@ -98,6 +143,17 @@ static ssize_t srpt_fault_write(struct file *file, const char __user *ubuf,
 	}
 	if (sscanf(buf, "%31s %u", name, &nth) != 2 || nth > INT_MAX)
 		return -EINVAL;
+	if (!strcmp(name, "hold") || !strcmp(name, "release")) {
+		int ret = 0;
+
+		mutex_lock(&srpt_fault_held_lock);
+		if (name[0] == 'h')
+			ret = srpt_fault_hold(nth);
+		else
+			srpt_fault_release();
+		mutex_unlock(&srpt_fault_held_lock);
+		return ret ? ret : len;
+	}
 	if (!strcmp(name, "leak")) {
 		if (!nth || !srpt_shim_kmalloc(nth, GFP_KERNEL))
 			return -ENOMEM;
@@ -127,4 +183,11 @@ static const struct file_operations srpt_fault_fops = {
 void srpt_fault_debugfs_create(struct dentry *dir)
 {
 	debugfs_create_file("fault", 0600, dir, NULL, &srpt_fault_fops);
+}
+
+void srpt_fault_exit(void)
+{
+	mutex_lock(&srpt_fault_held_lock);
+	srpt_fault_release();
+	mutex_unlock(&srpt_fault_held_lock);
 }

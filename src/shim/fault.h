@@ -46,5 +46,7 @@ bool srpt_fault_hit(enum srpt_fault_point point);
 
 /* Creates ib_srpt/fault in `dir` (best effort, as debugfs always is). */
 void srpt_fault_debugfs_create(struct dentry *dir);
+/* Frees what "hold N" keeps; at module exit, before the leak check. */
+void srpt_fault_exit(void);
 
 #endif /* SRPT_SHIM_FAULT_H */

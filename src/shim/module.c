@@ -19,6 +19,7 @@
 
 #include <srpt/abi/core.h>
 #include "counters.h"
+#include "fault.h"
 #include "shim.h"
 
 struct workqueue_struct *srpt_shim_wq;
@@ -120,6 +121,8 @@ err_cache:
 static void __exit srpt_cleanup_module(void)
 {
 	srpt_shim_debugfs_remove();
+	/* No writer of ib_srpt/fault is left: what a test held goes. */
+	srpt_fault_exit();
 	srpt_shim_ib_client_unregister();
 	srpt_shim_fabric_unregister();
 	srpt_core_exit();
