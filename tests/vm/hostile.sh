@@ -193,7 +193,7 @@ ti_after_rep() {
 	# the IB/CM tool's default DREQ time-out, failed cases 21 and 22 there).
 	# The bound catches a disable that waits: a mutant whose channel
 	# release, on a TPG disable, waited for the answer to its DREQ failed
-	# case 22 here with 73.7 s (6.1, 2026-12-03).
+	# case 22 here with 73.7 s and case 21 with 71.0 s (6.1, 2026-12-03).
 	local slow=()
 	[ "$cm" = ib ] && slow=(--cm-timeout 20 --cm-retries 15)
 	ti_bg "$TMPDIR/vanish.out" "$cm" --login "$iid" "$tid" --after vanish --hold-ms 120000 "${slow[@]}"
