@@ -33,6 +33,7 @@
  * after a device came back differed from its baseline by 8 bytes (case 44
  * on the debug kernel; case 36 proves this with KFENCE sampling every
  * millisecond). The same on allocation and free, so the sum balances.
+ * 0 for NULL: ksize(NULL) and kmalloc_size_roundup(0) are both 0.
  */
 static size_t srpt_shim_charge(const void *p)
 {
@@ -61,7 +62,7 @@ static bool srpt_shim_uncounted(const void *p, size_t bytes)
 
 static void *srpt_shim_kmalloc_counted(void *p)
 {
-	return srpt_shim_counted(p, p ? srpt_shim_charge(p) : 0);
+	return srpt_shim_counted(p, srpt_shim_charge(p));
 }
 
 void *srpt_shim_kmalloc(size_t size, gfp_t gfp)
@@ -96,7 +97,7 @@ void srpt_shim_cache_free(struct kmem_cache *cache, void *p)
 
 void srpt_shim_kfree(const void *p)
 {
-	if (srpt_shim_uncounted(p, p ? srpt_shim_charge(p) : 0))
+	if (srpt_shim_uncounted(p, srpt_shim_charge(p)))
 		kfree(p);
 }
 

@@ -21,6 +21,7 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/kernel.h>
+#include <linux/lockdep.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
@@ -72,10 +73,11 @@ bool srpt_fault_hit(enum srpt_fault_point point)
 static void **srpt_fault_held;
 static DEFINE_MUTEX(srpt_fault_held_lock);
 
-static void srpt_fault_release(void)
+static void srpt_fault_release_locked(void)
 {
 	int i;
 
+	lockdep_assert_held(&srpt_fault_held_lock);
 	if (!srpt_fault_held)
 		return;
 	for (i = 0; i < SRPT_FAULT_HELD; i++)
@@ -84,25 +86,41 @@ static void srpt_fault_release(void)
 	srpt_fault_held = NULL;
 }
 
+static void srpt_fault_release(void)
+{
+	mutex_lock(&srpt_fault_held_lock);
+	srpt_fault_release_locked();
+	mutex_unlock(&srpt_fault_held_lock);
+}
+
 static int srpt_fault_hold(unsigned int size)
 {
+	int ret = 0;
 	int i;
 
 	if (!size || size > PAGE_SIZE)
 		return -EINVAL;
-	if (srpt_fault_held)
-		return -EBUSY;
+	mutex_lock(&srpt_fault_held_lock);
+	if (srpt_fault_held) {
+		ret = -EBUSY;
+		goto out;
+	}
 	srpt_fault_held = kvcalloc(SRPT_FAULT_HELD, sizeof(void *), GFP_KERNEL);
-	if (!srpt_fault_held)
-		return -ENOMEM;
+	if (!srpt_fault_held) {
+		ret = -ENOMEM;
+		goto out;
+	}
 	for (i = 0; i < SRPT_FAULT_HELD; i++) {
 		srpt_fault_held[i] = srpt_shim_kmalloc(size, GFP_KERNEL);
 		if (!srpt_fault_held[i]) {
-			srpt_fault_release();
-			return -ENOMEM;
+			srpt_fault_release_locked();
+			ret = -ENOMEM;
+			goto out;
 		}
 	}
-	return 0;
+out:
+	mutex_unlock(&srpt_fault_held_lock);
+	return ret;
 }
 
 static int srpt_fault_show(struct seq_file *m, void *unused)
@@ -143,16 +161,14 @@ static ssize_t srpt_fault_write(struct file *file, const char __user *ubuf,
 	}
 	if (sscanf(buf, "%31s %u", name, &nth) != 2 || nth > INT_MAX)
 		return -EINVAL;
-	if (!strcmp(name, "hold") || !strcmp(name, "release")) {
-		int ret = 0;
+	if (!strcmp(name, "hold")) {
+		int ret = srpt_fault_hold(nth);
 
-		mutex_lock(&srpt_fault_held_lock);
-		if (name[0] == 'h')
-			ret = srpt_fault_hold(nth);
-		else
-			srpt_fault_release();
-		mutex_unlock(&srpt_fault_held_lock);
 		return ret ? ret : len;
+	}
+	if (!strcmp(name, "release")) {
+		srpt_fault_release();
+		return len;
 	}
 	if (!strcmp(name, "leak")) {
 		if (!nth || !srpt_shim_kmalloc(nth, GFP_KERNEL))
@@ -187,7 +203,5 @@ void srpt_fault_debugfs_create(struct dentry *dir)
 
 void srpt_fault_exit(void)
 {
-	mutex_lock(&srpt_fault_held_lock);
 	srpt_fault_release();
-	mutex_unlock(&srpt_fault_held_lock);
 }

@@ -64,10 +64,10 @@ if [ -w "$kfence" ]; then
 fi
 obj_read
 bytes0=$O_alloc_bytes allocs0=$O_allocs
-run sh -c "echo 'hold 120' > $DBG/fault"
+fault_arm hold 120
 obj_read
 held=$((O_alloc_bytes - bytes0))
-run sh -c "echo 'release 0' > $DBG/fault"
+fault_arm release 0
 [ -z "$kfence0" ] || echo "$kfence0" >"$kfence"
 log "20000 objects of 120 bytes: $((O_allocs - allocs0)) allocations, $held bytes charged (KFENCE interval ${kfence0:-absent} -> 1 ms)"
 assert_eq "$((O_allocs - allocs0))" 20000 "allocations held"
