@@ -86,17 +86,31 @@ logout_all() {
 	srp_logout
 	srp_wait_channels 0
 }
+# apt_timed WHAT ARGS...: apt-get ARGS, its output in $out and its status in $st;
+# logs how long it took and, when it built, how long DKMS's make ran (its
+# make.log begins with the start time and was last written at the end), so
+# the case's log shows where its time goes under TCG.
+apt_timed() {
+	local what=$1 t0=$SECONDS mk
+	shift
+	out=$(apt-get "$@" 2>&1)
+	st=$?
+	log "$what: apt-get took $((SECONDS - t0)) s"
+	for mk in /var/lib/dkms/srpt-cxx/*/build/make.log; do
+		[ -f "$mk" ] && [ "$(stat -c %Y "$mk")" -ge $(($(date +%s) - SECONDS + t0)) ] || continue
+		log "$what: $mk: $(head -n 1 "$mk" | sed 's/^DKMS make.log for //'), written until $(date -d "@$(stat -c %Y "$mk")")"
+	done
+}
 
 # -- install: DKMS builds for this kernel and puts ours under updates/
 cd "$pkgdir/cur" || fail "cd $pkgdir/cur"
-out=$(apt-get install -y "./$(basename "$cur")" 2>&1)
-st=$?
+apt_timed "install $v1" install -y "./$(basename "$cur")"
 echo "$out" | tail -n 25
 [ $st -eq 0 ] || fail "apt-get install of $v1 failed"
 dkms status -m srpt-cxx | grep -q "^srpt-cxx/$v1, $kver, .*: installed" ||
 	fail "dkms status: $(dkms status -m srpt-cxx)"
 resolves_to updates "$v1" "installed"
-log "installed $v1: DKMS built ib_srpt for $kver"
+log "installed $v1: DKMS built ib_srpt for $kver (case time $SECONDS s)"
 
 # -- modprobe. The target core autoloads only iscsi and loopback on a
 # fabric's mkdir (target_core_register_fabric): target/srpt cannot be made
@@ -127,8 +141,7 @@ session_io "configured"
 
 # -- upgrade with the session live: the file is replaced, the running module is not
 cd "$pkgdir/next" || fail "cd $pkgdir/next"
-out=$(apt-get install -y "./$(basename "$next")" 2>&1)
-st=$?
+apt_timed "upgrade to $v2" install -y "./$(basename "$next")"
 echo "$out" | tail -n 25
 [ $st -eq 0 ] || fail "apt-get install of $v2 over $v1 failed"
 echo "$out" | grep -q "ib_srpt $v1 is loaded and keeps running until it is reloaded" ||
@@ -139,7 +152,7 @@ dkms status -m srpt-cxx | grep -qF "srpt-cxx/$v1, " && fail "dkms still has $v1:
 resolves_to updates "$v2" "upgraded"
 loaded_is "$v1" "after the upgrade"
 io_dd_verify "$(srp_disk)" 1M 8 direct
-log "upgraded to $v2 with the session live: $v1 still serves, 8 MiB verified"
+log "upgraded to $v2 with the session live: $v1 still serves, 8 MiB verified (case time $SECONDS s)"
 
 # -- reboot, simulated: unload, then the boot service's restore loads the new one
 logout_all
@@ -153,12 +166,12 @@ loaded_is "$v2" "targetctl restore"
 	fail "restore did not bring back the ACL: $(ls "$SRPT_CFS/0x${gid#ib.}/tpgt_1/acls/")"
 run sh -c "echo $SRP_PORT > $SRPT_CFS/discovery_auth/rdma_cm_port"
 session_io "restored"
+log "restored: case time $SECONDS s"
 logout_all
 unload_all
 
 # -- remove: DKMS takes ours out, the in-tree driver is what loads
-out=$(apt-get remove -y srpt-cxx-dkms 2>&1)
-st=$?
+apt_timed "remove" remove -y srpt-cxx-dkms
 echo "$out" | tail -n 15
 [ $st -eq 0 ] || fail "apt-get remove failed"
 [ -z "$(find "$mods/updates" -name 'ib_srpt.ko*' 2>/dev/null)" ] ||
