@@ -31,8 +31,14 @@
  *                 invalid context" even though the allocation does not sleep
  *                 this time (msleep() would really schedule, and schedule()
  *                 resets the preempt count after its own report)
- *   mode=leak     kmalloc() a block and drop the pointer; the module stays
- *                 loaded, so kmemleak's backtrace names it
+ *   mode=leak     kmalloc() SRPT_VM_SELFTEST_LEAKS blocks and drop the
+ *                 pointers; the module stays loaded, so kmemleak's
+ *                 backtrace names it.  Several, not one: kmemleak scans whole
+ *                 thread stacks and cached freed ones, and a stale copy of a
+ *                 pointer there hides its block (it missed the single block
+ *                 in check-debug, 2026-12-03, 19:44).  Each allocation
+ *                 reuses the stack slots of the one before, so at most the
+ *                 last few can have a stale copy left.
  *
  * Never load this outside a throw-away guest.
  */
@@ -94,12 +100,18 @@ static noinline void srpt_vm_selftest_atomic(void)
 	kfree(p);
 }
 
+#define SRPT_VM_SELFTEST_LEAKS 8
+
 static noinline void srpt_vm_selftest_leak(void)
 {
-	char *volatile p = kmalloc(128, GFP_KERNEL);
+	char *volatile p;
+	int i;
 
-	if (p)
-		memset(p, 0x5a, 128);
+	for (i = 0; i < SRPT_VM_SELFTEST_LEAKS; i++) {
+		p = kmalloc(128, GFP_KERNEL);
+		if (p)
+			memset(p, 0x5a, 128);
+	}
 	p = NULL;
 }
 

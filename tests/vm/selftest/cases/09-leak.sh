@@ -1,6 +1,8 @@
 #!/bin/bash
-# Self-test (debug kernel): the self-test module kmalloc()s a block and drops
-# the pointer, and stays loaded (so that the backtrace names it).  The script
+# Self-test (debug kernel): the self-test module kmalloc()s eight blocks and
+# drops the pointers (eight: see mode=leak in srpt_vm_selftest.c), and stays
+# loaded (so that the backtrace names it).  The runner needs one of them
+# reported.  The script
 # itself passes; the runner's kmemleak scan after the case MUST fail it
 # ("kmemleak: ... unreferenced object").
 . "$SRPT_ROOT/tests/vm/lib.sh"
