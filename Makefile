@@ -90,8 +90,6 @@ debug-kernel:
 # times, so a rebuild compiles only what changed), and the top directory's
 # ib_srpt.ko stays the last host build's.
 debug_module_dir := $(PROJECT)/build/debug-kernel/module
-# CC=gcc-12: the compiler scripts/debug-kernel/build.sh builds that kernel with
-# (Kbuild warns "the compiler differs" otherwise).
 module-debug: deps debug-kernel
 	@dir=$$($(PROJECT)/scripts/debug-kernel/build.sh --cached) && abi=$$(cat $$dir/kver) && \
 	echo "building ib_srpt.ko for $$abi (debug kernel, $$dir/build)" && \
@@ -101,7 +99,7 @@ module-debug: deps debug-kernel
 		--exclude='*.mod.c' --exclude=Module.symvers --exclude=modules.order \
 		--exclude=srpt_compat.h \
 		$(PROJECT)/ $(debug_module_dir)/ && \
-	KVER=$$abi KDIR=$$dir/build $(kmake) $(debug_module_dir) modules CC=gcc-12 SRPT_VERSION='$(srpt_version)' && \
+	KVER=$$abi KDIR=$$dir/build $(kmake) $(debug_module_dir) modules SRPT_VERSION='$(srpt_version)' && \
 	cp $(debug_module_dir)/ib_srpt.ko $(PROJECT)/build/kernels/$$abi/
 
 # Every guest case on the debug kernel, after the detectors' self-test.

@@ -21,8 +21,16 @@ host)
 		KDIR=/usr/src/linux-headers-$abi
 	fi
 	[ -f "$KDIR/Makefile" ] || { echo "kmake: no kernel headers at $KDIR" >&2; exit 1; }
+	# Debian's headers set CC to the kernel's compiler (.kernelvariables);
+	# a tree built here (the debug kernel, with CC=gcc-12) names it only in
+	# its .config, and Kbuild warns "the compiler differs" unless CC is it.
+	cc=
+	if [ ! -f "$KDIR/.kernelvariables" ]; then
+		cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ ]*\) .*/\1/p' "$KDIR/.config" 2>/dev/null)
+		command -v "$cc" >/dev/null 2>&1 || cc=
+	fi
 	# KVER/KDIR must not reach the kernel's Makefile as anything but ours.
-	env -u KVER -u KDIR make -C "$KDIR" M="$dir" CXX="$cxx" "$@"
+	env -u KVER -u KDIR make -C "$KDIR" M="$dir" CXX="$cxx" ${cc:+CC="$cc"} "$@"
 	;;
 chroot)
 	"$here/chroot.sh" run "$abi" make -C "/usr/src/linux-headers-$abi" \
