@@ -91,14 +91,17 @@ logout_all() {
 # make.log begins with the start time and was last written at the end), so
 # the case's log shows where its time goes under TCG.
 apt_timed() {
-	local what=$1 t0=$SECONDS mk
+	local what=$1 start mk mt
 	shift
+	start=$(date +%s)
 	out=$(apt-get "$@" 2>&1)
 	st=$?
-	log "$what: apt-get took $((SECONDS - t0)) s"
+	log "$what: apt-get took $(($(date +%s) - start)) s"
 	for mk in /var/lib/dkms/srpt-cxx/*/build/make.log; do
-		[ -f "$mk" ] && [ "$(stat -c %Y "$mk")" -ge $(($(date +%s) - SECONDS + t0)) ] || continue
-		log "$what: $mk: $(head -n 1 "$mk" | sed 's/^DKMS make.log for //'), written until $(date -d "@$(stat -c %Y "$mk")")"
+		[ -f "$mk" ] || continue
+		mt=$(stat -c %Y "$mk")
+		[ "$mt" -ge "$start" ] || continue
+		log "$what: $mk: $(head -n 1 "$mk" | sed 's/^DKMS make.log for //'), written until $(date -d "@$mt")"
 	done
 }
 
