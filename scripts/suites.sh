@@ -5,6 +5,10 @@
 # $logdir/NAME.log, and adds the counts of its last "N passed, N failed[, N
 # skipped]" line to the totals. A suite that prints no such line counts as
 # one failure, and so does one that exits non-zero while claiming none.
+# start_suite NAME CMD...: runs CMD in the background, its output only in
+# $logdir/NAME.log; finish_suite NAME waits for it, shows that log and counts
+# it as run_suite would (its time runs from start_suite). For a suite that
+# needs its own guest beside the others, not their CPU time in turn.
 # suites_summary: each suite's line, then the grand total as the last line;
 # its status is 0 only when nothing failed.
 
@@ -12,12 +16,38 @@ total_pass=0 total_fail=0 total_skip=0
 summary=()
 
 run_suite() {
-	local name=$1 log=$logdir/$1.log rc line p f s t
+	local name=$1 t rc
 	shift
 	t=$(date +%s)
 	echo "=== $name: $*"
-	"$@" 2>&1 | tee "$log"
+	"$@" 2>&1 | tee "$logdir/$name.log"
 	rc=${PIPESTATUS[0]}
+	count_suite "$name" "$rc" "$t"
+}
+
+declare -A started_pid started_at
+start_suite() {
+	local name=$1
+	shift
+	echo "=== $name (in the background, log $logdir/$name.log): $*"
+	started_at[$name]=$(date +%s)
+	"$@" >"$logdir/$name.log" 2>&1 &
+	started_pid[$name]=$!
+}
+
+finish_suite() {
+	local name=$1 rc
+	echo "=== $name: waiting for the suite started in the background"
+	wait "${started_pid[$name]}"
+	rc=$?
+	cat "$logdir/$name.log"
+	count_suite "$name" "$rc" "${started_at[$name]}"
+}
+
+# count_suite NAME EXIT START: adds the counts of $logdir/NAME.log's last
+# summary line to the totals and NAME's line to the summary.
+count_suite() {
+	local name=$1 rc=$2 t=$3 log=$logdir/$1.log line p f s
 	line=$(grep -E '^([A-Za-z]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
 		p=0 f=1 s=0
