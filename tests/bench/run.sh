@@ -87,7 +87,7 @@ echo "bench: kernel $KVER, ours $module, in-tree $intree"
 echo "bench: guest output follows (kept in $out)"
 # No slub_debug: red zones and poisoning change both speed and memory.
 rc=0
-SRPT_VM_SLUB_DEBUG= "$SRPT_ROOT/scripts/vm/boot.sh" --follow --mem "${BENCH_MEM_MB:-4096}" \
+SRPT_VM_SLUB_DEBUG= SRPT_VM_KFENCE= "$SRPT_ROOT/scripts/vm/boot.sh" --follow --mem "${BENCH_MEM_MB:-4096}" \
 	--timeout "${SRPT_VM_TIMEOUT:-1200}" "$out" || rc=$?
 [ "$rc" = 0 ] || echo "bench: the guest job ended with status $rc (see $out/guest.log, $out/console.log)"
 
@@ -102,7 +102,7 @@ if [ -n "$icount" ] && [[ " ${BENCH_PHASES:-fio} " == *" fio "* ]]; then
 	write_job "$out/icount" BENCH_TARGETS="intree ours" BENCH_PHASES=fio BENCH_ICOUNT="$icount"
 	echo "bench: the fio rounds again in an instruction-counted guest (-icount $icount)"
 	irc=0
-	SRPT_VM_ICOUNT=$icount SRPT_VM_SLUB_DEBUG= "$SRPT_ROOT/scripts/vm/boot.sh" --mem "${BENCH_MEM_MB:-4096}" \
+	SRPT_VM_ICOUNT=$icount SRPT_VM_SLUB_DEBUG= SRPT_VM_KFENCE= "$SRPT_ROOT/scripts/vm/boot.sh" --mem "${BENCH_MEM_MB:-4096}" \
 		--timeout "${SRPT_VM_TIMEOUT:-2400}" "$out/icount" || irc=$?
 	[ "$irc" = 0 ] || { echo "bench: the instruction-counted guest ended with status $irc (see $out/icount)"; rc=1; }
 	icargs=(--icount "$out/icount")

@@ -32,7 +32,8 @@
 #   SRPT_VM_STRICT=1 (apply our module's contract checks even to the in-tree
 #   driver, which logs less; those checks then fail, as they should),
 #   SRPT_VM_SLUB_DEBUG=flags (guest slub_debug=, default see scripts/vm/boot.sh,
-#   off for the self-test; empty = off), SRPT_CASE_*=... (exported to the
+#   off for the self-test; empty = off), SRPT_VM_KFENCE=ms (KFENCE's
+#   sampling interval, default 100; empty = the kernel's), SRPT_CASE_*=... (exported to the
 #   cases: parameters some cases read, e.g. 28/29's login counts)
 #
 # How cases and the module meet: the runner never loads the module itself.
