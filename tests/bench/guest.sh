@@ -165,15 +165,36 @@ target_down() {
 # the release of the channel before it and finds the guest's CPUs awake;
 # apart, every login starts from an idle guest, as one after a fabric event
 # does.
+# The port's ib_cm message counters (both ends of every login share rxe0):
+# a DREQ that went unanswered is retried after about 4.8 s (its time-out is
+# 2 x packet life + the response time-out), and its retry either finds the
+# other end in TIMEWAIT (a duplicate, answered with the DREP again) or not.
+CM_COUNTERS="cm_tx_msgs/dreq cm_tx_msgs/drep cm_rx_msgs/dreq cm_rx_msgs/drep cm_tx_retries/dreq cm_rx_duplicates/dreq"
+cm_counters() {
+	local c v line=
+	for c in $CM_COUNTERS; do
+		v=$(cat "/sys/class/infiniband/$RXE/ports/1/$c" 2>/dev/null) || v=-
+		line+="$c=$v "
+	done
+	echo "$line"
+}
+# seq_pass NAME ARGS...: one sequential pass into $RAW/NAME.txt, with its
+# guest-time span and the CM counters before and after in $RAW/NAME.cm.txt.
+seq_pass() {
+	local name=$1 t0
+	shift
+	wait_qps 0 60
+	t0=$(now_us)
+	{ echo "before $(cm_counters)"; } >"$RAW/$name.cm.txt"
+	cli "$@" >"$RAW/$name.txt" 2>&1
+	{ echo "after $(cm_counters)"; echo "span_us $(( $(now_us) - t0 ))"; } >>"$RAW/$name.cm.txt"
+	tail -n 1 "$RAW/$name.txt"
+}
 phase_seq() {
 	say "$TARGET: $SEQ sequential logins, back to back"
-	wait_qps 0 60
-	cli --count "$SEQ" >"$RAW/login_seq.txt" 2>&1
-	tail -n 1 "$RAW/login_seq.txt"
+	seq_pass login_seq --count "$SEQ"
 	say "$TARGET: $SEQ sequential logins, $SEQ_GAP_MS ms apart"
-	wait_qps 0 60
-	cli --count "$SEQ" --gap-ms "$SEQ_GAP_MS" >"$RAW/login_seq_gap.txt" 2>&1
-	tail -n 1 "$RAW/login_seq_gap.txt"
+	seq_pass login_seq_gap --count "$SEQ" --gap-ms "$SEQ_GAP_MS"
 }
 
 # ib_srp add_target (login + SCSI scan; the write returns after the scan)

@@ -217,6 +217,29 @@ FIO_JOBS = (("randread_4k", "randread-4k", "read", "4 KiB random read, QD 32", "
             ("randread_4k_qd1", "randread-4k-qd1", "read", "4 KiB random read, QD 1", "iops", "IOPS"))
 
 
+def cm_pass(path):
+    """A sequential pass's CM counters (guest.sh seq_pass): what each
+    counter of rxe0's port 1 rose by over the pass, and its span."""
+    text = read(path)
+    if text is None:
+        return None
+    before = after = {}
+    span = None
+    for line in text.splitlines():
+        word, _, rest = line.partition(" ")
+        if word == "before":
+            before = kv(rest)
+        elif word == "after":
+            after = kv(rest)
+        elif word == "span_us" and rest.strip().isdigit():
+            span = int(rest)
+    rise = {}
+    for k, v in after.items():
+        if v.isdigit() and before.get(k, "").isdigit():
+            rise[k] = int(v) - int(before[k])
+    return {"rise": rise, "span_us": span}
+
+
 def collect(run):
     meta = kv(read(os.path.join(run, "raw", "meta.txt")))
     storms = [int(x) for x in meta.get("storms", "").split(",") if x] if "storms" in meta else []
@@ -229,6 +252,8 @@ def collect(run):
         d = {
             "login_seq": login_stats(parse_logins(read(os.path.join(raw, "login_seq.txt")))),
             "login_seq_gap": login_stats(parse_logins(read(os.path.join(raw, "login_seq_gap.txt")))),
+            "cm_seq": cm_pass(os.path.join(raw, "login_seq.cm.txt")),
+            "cm_seq_gap": cm_pass(os.path.join(raw, "login_seq_gap.cm.txt")),
             "storm": {},
             "mem": mem_stats(os.path.join(raw, "mem.txt")),
         }
@@ -271,6 +296,12 @@ def rows(data):
         lambda d: ms(get(d, "login_seq_gap", "median_us")))
     row("login latency, p99 (sequential, logins apart)", "ms", "low",
         lambda d: ms(get(d, "login_seq_gap", "p99_us")))
+    # A logout whose DREQ went unanswered waits for its retry (about 4.8 s).
+    for key, how in (("cm_seq", "back to back"), ("cm_seq_gap", "logins apart")):
+        row(f"sequential pass ({how}): DREQs retried", "DREQs", "low",
+            lambda d, key=key: get(d, key, "rise", "cm_tx_retries/dreq"))
+        row(f"sequential pass ({how}): its span", "s", "low",
+            lambda d, key=key: None if get(d, key, "span_us") is None else get(d, key, "span_us") / 1e6)
     row("ib_srp add_target (login + SCSI scan), median", "ms", "low",
         lambda d: ms(get(d, "srp_add", "median_us")), ("ours", "intree"))
     row("ib_srp add_target (login + SCSI scan), p99", "ms", "low",

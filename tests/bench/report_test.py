@@ -125,6 +125,24 @@ ours["storm"][16] = logins([10] * 15, rejected=1)
 gl = report.goals({"ours": ours, "intree": floor, "floor": floor}, [16])
 check("a fast storm with one login rejected misses the goal", goal(gl, "storm 16: logins/s")["met"] is False)
 
+# A sequential pass's CM counters (guest.sh seq_pass): rises, span.
+with tempfile.TemporaryDirectory() as tmp:
+    path = os.path.join(tmp, "login_seq_gap.cm.txt")
+    write(path, "before cm_tx_msgs/dreq=10 cm_tx_retries/dreq=3 cm_rx_duplicates/dreq=- \n"
+                "after cm_tx_msgs/dreq=110 cm_tx_retries/dreq=100 cm_rx_duplicates/dreq=7 \n"
+                "span_us 540000000\n")
+    c = report.cm_pass(path)
+    check("a pass's DREQ retries are the counter's rise (3 -> 100: 97)",
+          c is not None and c["rise"].get("cm_tx_retries/dreq") == 97 and c["rise"].get("cm_tx_msgs/dreq") == 100)
+    check("a counter unreadable before the pass has no rise", c is not None and "cm_rx_duplicates/dreq" not in c["rise"])
+    check("the pass's span is read", c is not None and c["span_us"] == 540000000)
+    check("no file, no figure", report.cm_pass(os.path.join(tmp, "absent")) is None)
+    d = {"cm_seq_gap": c, "storm": {}}
+    r = {name: v for name, _, _, v in report.rows({"ours": d, "intree": None, "floor": None})}
+    check("the table shows the retries and the span of the pass",
+          r["sequential pass (logins apart): DREQs retried"]["ours"] == 97 and
+          r["sequential pass (logins apart): its span"]["ours"] == 540.0)
+
 print(f"1..{n}")
 print(f"{n - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
