@@ -180,14 +180,18 @@ cm_counters() {
 }
 # seq_pass NAME ARGS...: one sequential pass into $RAW/NAME.txt, with its
 # guest-time span and the CM counters before and after in $RAW/NAME.cm.txt.
+# The span is read from /proc/uptime, not the wall clock: under -icount the
+# guest's realtime clock ran away from its monotonic one (a pass of 61 s by
+# the tool's clock took 290 s by `date`, 2026-12-04).
+uptime_us() { local u _; read -r u _ </proc/uptime; echo $(( ${u%.*} * 1000000 + 10#${u#*.} * 10000 )); }
 seq_pass() {
 	local name=$1 t0
 	shift
 	wait_qps 0 60
-	t0=$(now_us)
+	t0=$(uptime_us)
 	{ echo "before $(cm_counters)"; } >"$RAW/$name.cm.txt"
 	cli "$@" >"$RAW/$name.txt" 2>&1
-	{ echo "after $(cm_counters)"; echo "span_us $(( $(now_us) - t0 ))"; } >>"$RAW/$name.cm.txt"
+	{ echo "after $(cm_counters)"; echo "span_us $(( $(uptime_us) - t0 ))"; } >>"$RAW/$name.cm.txt"
 	tail -n 1 "$RAW/$name.txt"
 }
 phase_seq() {
