@@ -160,11 +160,6 @@ target_down() {
 }
 
 # ------------------------------------------------------------- phases
-# Sequential logins and logouts with the test initiator (no SCSI work):
-# back to back, then SEQ_GAP_MS apart. Back to back, each REQ competes with
-# the release of the channel before it and finds the guest's CPUs awake;
-# apart, every login starts from an idle guest, as one after a fabric event
-# does.
 # The port's ib_cm message counters (both ends of every login share rxe0):
 # a DREQ that went unanswered is retried after about 4.8 s (its time-out is
 # 2 x packet life + the response time-out), and its retry either finds the
@@ -189,11 +184,16 @@ seq_pass() {
 	shift
 	wait_qps 0 60
 	t0=$(uptime_us)
-	{ echo "before $(cm_counters)"; } >"$RAW/$name.cm.txt"
+	echo "before $(cm_counters)" >"$RAW/$name.cm.txt"
 	cli "$@" >"$RAW/$name.txt" 2>&1
 	{ echo "after $(cm_counters)"; echo "span_us $(( $(uptime_us) - t0 ))"; } >>"$RAW/$name.cm.txt"
 	tail -n 1 "$RAW/$name.txt"
 }
+# Sequential logins and logouts with the test initiator (no SCSI work):
+# back to back, then SEQ_GAP_MS apart. Back to back, each REQ competes with
+# the release of the channel before it and finds the guest's CPUs awake;
+# apart, every login starts from an idle guest, as one after a fabric event
+# does.
 phase_seq() {
 	say "$TARGET: $SEQ sequential logins, back to back"
 	seq_pass login_seq --count "$SEQ"

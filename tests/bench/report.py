@@ -288,6 +288,7 @@ def rows(data):
         out.append((name, unit, better, {t: (fn(data[t]) if data.get(t) else None) for t in targets}))
 
     ms = lambda v: None if v is None else v / 1000.0
+    sec = lambda v: None if v is None else v / 1e6
     row("login latency, median (test initiator, sequential)", "ms", "low",
         lambda d: ms(get(d, "login_seq", "median_us")))
     row("login latency, p99 (test initiator, sequential)", "ms", "low",
@@ -301,7 +302,7 @@ def rows(data):
         row(f"sequential pass ({how}): DREQs retried", "DREQs", "low",
             lambda d, key=key: get(d, key, "rise", "cm_tx_retries/dreq"))
         row(f"sequential pass ({how}): its span", "s", "low",
-            lambda d, key=key: None if get(d, key, "span_us") is None else get(d, key, "span_us") / 1e6)
+            lambda d, key=key: sec(get(d, key, "span_us")))
     row("ib_srp add_target (login + SCSI scan), median", "ms", "low",
         lambda d: ms(get(d, "srp_add", "median_us")), ("ours", "intree"))
     row("ib_srp add_target (login + SCSI scan), p99", "ms", "low",
