@@ -504,7 +504,7 @@ def icount_table(data):
 def print_icount(meta, data):
     print(f"fio in an instruction-counted guest (QEMU -icount {meta.get('icount', '?')}: guest time advances "
           f"with instructions executed, so a rate is work per I/O, whatever the host does), guest kernel "
-          f"{meta.get('kernel', '?')}, {meta.get('fio_s', '?')} s per job, median of "
+          f"{meta.get('kernel', '?')}, {meta.get('cpus', '?')} vCPU{'' if meta.get('cpus') == '1' else 's'}, {meta.get('fio_s', '?')} s per job, median of "
           f"{meta.get('fio_rounds', '1')} alternating rounds; spread = (max - min) / median of the rounds")
     print()
     lines = []

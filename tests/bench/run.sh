@@ -15,7 +15,8 @@
 #   BENCH_RUN_DIR (the run directory, default build/bench/run, so that two
 #   benches can run at once); BENCH_ICOUNT (QEMU -icount of the second,
 #   instruction-counted fio guest, default shift=4,align=off,sleep=off;
-#   empty: no such guest).
+#   empty: no such guest); BENCH_ICOUNT_SMP (its vCPUs: default 2 on
+#   kernels from 6.5 on, 1 before, see below).
 #
 # Kept in build/bench/run/: console.log, guest.log, raw/<target>/ (the
 # tools' own output: per-login lines, fio JSON, meminfo), report.txt, and
@@ -97,12 +98,30 @@ SRPT_VM_SLUB_DEBUG= SRPT_VM_KFENCE= "$SRPT_ROOT/scripts/vm/boot.sh" --follow --m
 # this host; these agree within 0-3% (README, "Benchmarks"). Its own time
 # limit: one host thread runs both vCPUs (about 13 minutes under load).
 icount=${BENCH_ICOUNT-shift=4,align=off,sleep=off}
+# Its vCPUs (BENCH_ICOUNT_SMP): under -icount QEMU runs all vCPUs on one
+# host thread, round-robin, and a vCPU that busy-waits without halting can
+# keep the other from running at all. Before 6.5 the boot CPU waits for
+# each secondary that way (schedule() in a loop in do_boot_cpu): Debian's
+# 6.1 never got past "Booting SMP configuration", CPU 1 frozen at a
+# condition CPU 0 had already met (QEMU monitor, 2026-12-04). 6.5 made
+# that wait the hotplug core's, which sleeps. So one vCPU before 6.5 (fio
+# then pinned to CPU 0), two from 6.5 on.
+icount_smp() {
+	local maj min
+	IFS=. read -r maj min _ <<<"${KVER%%-*}"
+	if [ "$maj" -gt 6 ] || { [ "$maj" -eq 6 ] && [ "$min" -ge 5 ]; }; then echo 2; else echo 1; fi
+}
+icsmp=${BENCH_ICOUNT_SMP:-$(icount_smp)}
+icfio=()
+if [ "$icsmp" -eq 1 ]; then # fio on CPU 0, the only one (unpinned if BENCH_FIO_CPU is set empty)
+	if [ -z "${BENCH_FIO_CPU-0}" ]; then icfio=(BENCH_FIO_CPU=); else icfio=(BENCH_FIO_CPU=0); fi
+fi
 icargs=()
 if [ -n "$icount" ] && [[ " ${BENCH_PHASES:-fio} " == *" fio "* ]]; then
-	write_job "$out/icount" BENCH_TARGETS="intree ours" BENCH_PHASES=fio BENCH_ICOUNT="$icount"
-	echo "bench: the fio rounds again in an instruction-counted guest (-icount $icount)"
+	write_job "$out/icount" BENCH_TARGETS="intree ours" BENCH_PHASES=fio BENCH_ICOUNT="$icount" "${icfio[@]}"
+	echo "bench: the fio rounds again in an instruction-counted guest (-icount $icount, $icsmp vCPUs)"
 	irc=0
-	SRPT_VM_ICOUNT=$icount SRPT_VM_SLUB_DEBUG= SRPT_VM_KFENCE= "$SRPT_ROOT/scripts/vm/boot.sh" --mem "${BENCH_MEM_MB:-4096}" \
+	SRPT_VM_ICOUNT=$icount SRPT_VM_SLUB_DEBUG= SRPT_VM_KFENCE= "$SRPT_ROOT/scripts/vm/boot.sh" --smp "$icsmp" --mem "${BENCH_MEM_MB:-4096}" \
 		--timeout "${SRPT_VM_TIMEOUT:-2400}" "$out/icount" || irc=$?
 	[ "$irc" = 0 ] || { echo "bench: the instruction-counted guest ended with status $irc (see $out/icount)"; rc=1; }
 	icargs=(--icount "$out/icount")
