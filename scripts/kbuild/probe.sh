@@ -83,4 +83,15 @@ const struct target_core_fabric_ops srpt_probe = {
 };
 P
 
+# kvfree_rcu_barrier(): waits for every kfree_rcu() in flight (6.12 and
+# later); the qp_event_late fault point uses it (src/shim/queue.c).
+have KVFREE_RCU_BARRIER "$@" <<'P'
+#include <linux/rcupdate.h>
+void srpt_probe(void);
+void srpt_probe(void)
+{
+	kvfree_rcu_barrier();
+}
+P
+
 echo "#endif"

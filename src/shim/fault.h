@@ -35,6 +35,12 @@ enum srpt_fault_point {
 	 */
 	SRPT_FAULT_QP_EVENT,
 	SRPT_FAULT_SRQ_EVENT,
+	/*
+	 * At an IB/CM QP's destruction, after its cm_id is gone: the QP's
+	 * handler gets COMM_EST, as a driver that raised it while the QP
+	 * was still in RTR may deliver it late (issue 13, defect 7).
+	 */
+	SRPT_FAULT_QP_EVENT_LATE,
 	SRPT_FAULT_POINT_COUNT,
 };
 

@@ -19,6 +19,7 @@
  * flushes them all, signalled or not.
  */
 #include <linux/overflow.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_cm.h>
@@ -339,8 +340,38 @@ static void srpt_k_qp_drain_srq(struct srpt_k_qp *qp)
 	ib_drain_sq(qp->ib_qp);
 }
 
+/* Calls the QP's own event handler with `type`, as the driver would. */
+static void srpt_k_raise_qp_event(struct ib_qp *ib_qp, enum ib_event_type type)
+{
+	struct ib_event ev = {
+		.device = ib_qp->device,
+		.element.qp = ib_qp,
+		.event = type,
+	};
+
+	ib_qp->event_handler(&ev, ib_qp->qp_context);
+}
+
 void srpt_k_qp_destroy(struct srpt_k_qp *qp)
 {
+	/*
+	 * An IB/CM channel's cm_id is destroyed by now (queue.h): a late
+	 * COMM_EST must not reach it (fault.h, guest case 30). ib_cm frees a
+	 * destroyed cm_id with kfree_rcu(), seconds later on 6.12, so the
+	 * event waits until that has happened: then a handler that touched
+	 * the cm_id would touch freed memory, which KASAN reports. Without
+	 * kvfree_rcu_barrier() (before 6.12) the wait is a grace period only.
+	 */
+	if (qp->kind == SRPT_CM_IB &&
+	    srpt_fault_hit(SRPT_FAULT_QP_EVENT_LATE)) {
+#ifdef SRPT_HAVE_KVFREE_RCU_BARRIER
+		kvfree_rcu_barrier();
+#else
+		synchronize_rcu();
+#endif
+		srpt_k_raise_qp_event(qp->ib_qp, IB_EVENT_COMM_EST);
+	}
+
 	/*
 	 * SAFETY: process context, and not a completion handler of this CQ:
 	 * the drains wait for their drain completions, which the CQ's poll
@@ -377,11 +408,8 @@ static void srpt_k_inject_events(struct ib_qp *ib_qp)
 {
 	struct ib_event ev = { .device = ib_qp->device };
 
-	if (srpt_fault_hit(SRPT_FAULT_QP_EVENT)) {
-		ev.event = IB_EVENT_QP_ACCESS_ERR;
-		ev.element.qp = ib_qp;
-		ib_qp->event_handler(&ev, ib_qp->qp_context);
-	}
+	if (srpt_fault_hit(SRPT_FAULT_QP_EVENT))
+		srpt_k_raise_qp_event(ib_qp, IB_EVENT_QP_ACCESS_ERR);
 	if (ib_qp->srq && srpt_fault_hit(SRPT_FAULT_SRQ_EVENT)) {
 		ev.event = IB_EVENT_SRQ_ERR;
 		ev.element.srq = ib_qp->srq;

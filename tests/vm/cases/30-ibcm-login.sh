@@ -6,11 +6,15 @@
 # a bad opcode, IU length, buffer format and target port id are rejected
 # with the SRP reasons of the README's login table; a REQ for a service id
 # nobody listens on is rejected by the CM (reason 8), without SRP reply.
+# The valid login's release also gets a late COMM_EST on its QP after the
+# cm_id is gone (fault point qp_event_late): it must not reach the destroyed
+# cm_id (issue 13, defect 7), which KASAN reports on the debug kernel.
 # Against the in-tree driver (--module intree): it listens on IB/CM only on
 # InfiniBand ports, so even the valid login must get CM reason 8 on rxe.
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
 . "$SRPT_ROOT/tests/vm/ibcm.sh"
+. "$SRPT_ROOT/tests/vm/fault.sh"
 trap ibcm_cleanup EXIT
 
 srpt_load
@@ -31,6 +35,8 @@ fi
 
 # A valid login, held for 15 s (TCG is slow): a live IB/CM channel.
 kmsg_mark "30 valid"
+fault_debugfs
+fault_arm qp_event_late 1
 IBCM_EXEC=1 ibcm_login "$iid" --hold-ms 15000 >"$SRPT_VM_OUT/30-valid.out" &
 pid=$!
 srp_wait_channels 1
@@ -95,6 +101,8 @@ assert_eq "$(ti_field "$out" result)" unreachable "destination not on rxe0"
 out=$(ibcm_login "$iid") || fail "final valid login: $out"
 log "$out"
 srp_wait_channels 0
+# The first valid login's release had its late COMM_EST (armed above).
+assert_eq "$(fault_injected qp_event_late)" 1 "late COMM_EST delivered at the QP's destruction"
 srp_cleanup
 srpt_unload || fail "unload failed"
 run rmmod srpt_test_ibcm
