@@ -84,9 +84,22 @@ const struct target_core_fabric_ops srpt_probe = {
 P
 
 # kvfree_rcu_barrier(): waits for every kfree_rcu() in flight (6.12 and
-# later); the qp_event_late fault point uses it (src/shim/queue.c).
-have KVFREE_RCU_BARRIER "$@" <<'P'
+# later; declared in rcupdate.h's tree header on 6.12, in slab.h on 7.3);
+# the qp_event_late fault point uses it (src/shim/queue.c).
+# 7.3 declares it but does not export it to modules, so the symbol must
+# also be in the kernel's Module.symvers (SRPT_PROBE_SYMVERS, from Kbuild).
+exported() {
+	[ -r "${SRPT_PROBE_SYMVERS:-}" ] && grep -q "	$1	" "$SRPT_PROBE_SYMVERS"
+}
+if exported kvfree_rcu_barrier; then
+	kvfree_probe=have
+else
+	kvfree_probe=absent
+fi
+absent() { cat >/dev/null; echo "/* #undef SRPT_HAVE_$1 (not exported) */"; }
+$kvfree_probe KVFREE_RCU_BARRIER "$@" <<'P'
 #include <linux/rcupdate.h>
+#include <linux/slab.h>
 void srpt_probe(void);
 void srpt_probe(void)
 {
