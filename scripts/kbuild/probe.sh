@@ -40,6 +40,19 @@ have() {
 	fi
 }
 
+# have_exported NAME SYMBOL CC...: as have, and SYMBOL must also be exported
+# to modules (listed in SRPT_PROBE_SYMVERS); a declaration alone links not.
+have_exported() {
+	local name=$1 sym=$2
+	shift 2
+	if [ -r "${SRPT_PROBE_SYMVERS:-}" ] && grep -q "	$sym	" "$SRPT_PROBE_SYMVERS"; then
+		have "$name" "$@"
+	else
+		cat >/dev/null
+		echo "/* #undef SRPT_HAVE_$name (not exported) */"
+	fi
+}
+
 # The control: kernel C that compiles on every kernel.
 cat >"$tmp/control.c" <<'P'
 #include <linux/module.h>
@@ -88,16 +101,7 @@ P
 # the qp_event_late fault point uses it (src/shim/queue.c).
 # 7.3 declares it but does not export it to modules, so the symbol must
 # also be in the kernel's Module.symvers (SRPT_PROBE_SYMVERS, from Kbuild).
-exported() {
-	[ -r "${SRPT_PROBE_SYMVERS:-}" ] && grep -q "	$1	" "$SRPT_PROBE_SYMVERS"
-}
-if exported kvfree_rcu_barrier; then
-	kvfree_probe=have
-else
-	kvfree_probe=absent
-fi
-absent() { cat >/dev/null; echo "/* #undef SRPT_HAVE_$1 (not exported) */"; }
-$kvfree_probe KVFREE_RCU_BARRIER "$@" <<'P'
+have_exported KVFREE_RCU_BARRIER kvfree_rcu_barrier "$@" <<'P'
 #include <linux/rcupdate.h>
 #include <linux/slab.h>
 void srpt_probe(void);

@@ -87,8 +87,9 @@ write_job() {
 # the I/O goals are read from the other guest): three rounds instead of
 # five keep make bench under 15 minutes (17 min 15 s with five,
 # 2026-12-04). BENCH_FIO_ROUNDS sets both guests' rounds.
+icount=${BENCH_ICOUNT-shift=4,align=off,sleep=off} # the second guest's -icount (below)
 wall=()
-[ -n "${BENCH_FIO_ROUNDS:-}" ] || [ -z "${BENCH_ICOUNT-x}" ] || wall=(BENCH_FIO_ROUNDS=3)
+[ -n "${BENCH_FIO_ROUNDS:-}" ] || [ -z "$icount" ] || wall=(BENCH_FIO_ROUNDS=3)
 write_job "$out" "${wall[@]}"
 
 echo "bench: kernel $KVER, ours $module, in-tree $intree"
@@ -104,8 +105,7 @@ SRPT_VM_SLUB_DEBUG= SRPT_VM_KFENCE= "$SRPT_ROOT/scripts/vm/boot.sh" --follow --m
 # not the host's load. Wall-clock rounds of one boot spread by up to 2x on
 # this host; these agree within 0-3% (README, "Benchmarks"). Its own time
 # limit: one host thread runs both vCPUs (about 13 minutes under load).
-icount=${BENCH_ICOUNT-shift=4,align=off,sleep=off}
-# Its vCPUs (BENCH_ICOUNT_SMP): under -icount QEMU runs all vCPUs on one
+# ($icount, set above.) Its vCPUs (BENCH_ICOUNT_SMP): under -icount QEMU runs all vCPUs on one
 # host thread, round-robin, and a vCPU that busy-waits without halting can
 # keep the other from running at all. Before 6.5 the boot CPU waits for
 # each secondary that way (schedule() in a loop in do_boot_cpu): Debian's
