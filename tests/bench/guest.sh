@@ -140,13 +140,15 @@ target_up() {
 		for _ in $(seq 50); do [ -e /tmp/floor.ready ] && return 0; sleep 0.1; done
 		return 1 ;;
 	*)
-		[ "$TARGET" = ours ] && SRPT_MODULE=$BENCH_OURS || SRPT_MODULE=$BENCH_INTREE
-		export SRPT_MODULE
+		local params=()
 		if [ "$TARGET" = ours ]; then
-			srpt_insmod "max_channels_per_nexus=$NEXUS_MAX" || return 1
+			SRPT_MODULE=$BENCH_OURS
+			params=("max_channels_per_nexus=$NEXUS_MAX")
 		else
-			srpt_insmod || return 1
+			SRPT_MODULE=$BENCH_INTREE
 		fi
+		export SRPT_MODULE
+		srpt_insmod "${params[@]}" || return 1
 		mkdir -p "$SRPT_CFS" || return 1
 		# null_blk, not memory backed (see the header); srp_target then
 		# puts the iblock backstore on /dev/nullb0.
