@@ -29,7 +29,7 @@
 # BENCH_TARGETS (default "floor intree ours"), BENCH_SEQ (sequential logins,
 # default 100, twice: back to back and BENCH_SEQ_GAP_MS apart, default 30),
 # BENCH_SRP (ib_srp add/remove cycles, 12), BENCH_STORMS ("16 64 256"),
-# BENCH_MEM_N (64), BENCH_FIO_S (seconds per fio job, 6), BENCH_FIO_ROUNDS
+# BENCH_MEM_N (64), BENCH_MEM_COUNTS (phase mem's counts, 3), BENCH_FIO_S (seconds per fio job, 6), BENCH_FIO_ROUNDS
 # (5), BENCH_FIO_CPU (the CPU fio is pinned to, 1; empty: not pinned),
 # BENCH_PHASES (default "seq storm mem ib_srp fio"), BENCH_ICOUNT (only
 # recorded in meta.txt: the -icount this guest runs under, if any).
@@ -57,6 +57,7 @@ SEQ_GAP_MS=${BENCH_SEQ_GAP_MS:-30}
 SRP_REPS=${BENCH_SRP:-12}
 STORMS=${BENCH_STORMS:-16 64 256}
 MEM_N=${BENCH_MEM_N:-64}
+MEM_COUNTS=${BENCH_MEM_COUNTS:-3}
 FIO_S=${BENCH_FIO_S:-6}
 FIO_ROUNDS=${BENCH_FIO_ROUNDS:-5}
 FIO_CPU=${BENCH_FIO_CPU-1}
@@ -264,9 +265,17 @@ phase_storm() {
 # to end the hold (SIGUSR1); it then disconnects each one (DREQ/DREP).
 # (Killing it instead is no clean logout: the kernel destroys ids whose
 # DREQ may never leave, and the exit waits out every id's time-wait.)
+# MEM_COUNTS times, into mem.1.txt, mem.2.txt, ...: with one count per
+# boot, in-tree's figure was 10081 KiB per channel in one run and 11327 in
+# the next, a difference larger than ours' whole cost, so the report takes
+# the median of the counts and says their spread.
 phase_mem() {
-	local f=$RAW/mem.txt pid end k
-	say "$TARGET: memory with $MEM_N live channels"
+	local c
+	for c in $(seq "$MEM_COUNTS"); do mem_count "$c"; done
+}
+mem_count() {
+	local f=$RAW/mem.$1.txt pid end k
+	say "$TARGET: memory with $MEM_N live channels, count $1 of $MEM_COUNTS"
 	wait_qps 0 120
 	# Ours keeps the receive rings of released channels for 5 s
 	# (recv_ring_cache): the baseline is taken without them, so that every
@@ -286,14 +295,14 @@ phase_mem() {
 	# (Not through the function: $! must be the initiator's own PID.)
 	cli_argv
 	"${CLI_ARGV[@]}" --concurrent "$MEM_N" --hold-ms 3600000 --timeout-ms 120000 \
-		>"$RAW/mem_logins.txt" 2>&1 &
+		>"$RAW/mem_logins.$1.txt" 2>&1 &
 	pid=$!
 	# Every login answered, then every QP of both sides in RTS.
 	end=$((SECONDS + 300))
-	until grep -q '^summary' "$RAW/mem_logins.txt" || [ $SECONDS -ge $end ]; do sleep 0.5; done
+	until grep -q '^summary' "$RAW/mem_logins.$1.txt" || [ $SECONDS -ge $end ]; do sleep 0.5; done
 	end=$((SECONDS + 60))
 	until [ "$(rts_qps)" -ge $((2 * MEM_N)) ] || [ $SECONDS -ge $end ]; do sleep 0.5; done
-	rdma res show qp >"$RAW/mem_qps.txt" 2>&1
+	rdma res show qp >"$RAW/mem_qps.$1.txt" 2>&1
 	settle
 	{
 		echo "live_rts_qps=$(rts_qps)"
@@ -302,11 +311,11 @@ phase_mem() {
 		done
 		[ "$TARGET" != ours ] || echo "debugfs_channels=$(srp_channels | wc -l)"
 	} >>"$f"
-	slabtop -o -s c 2>/dev/null | head -n 25 >"$RAW/mem_slabtop.txt"
+	slabtop -o -s c 2>/dev/null | head -n 25 >"$RAW/mem_slabtop.$1.txt"
 	kill -USR1 "$pid" 2>/dev/null
 	wait "$pid"
 	wait_qps 0 120
-	grep '^summary' "$RAW/mem_logins.txt"
+	grep '^summary' "$RAW/mem_logins.$1.txt"
 	paste -sd ' ' "$f"
 }
 
@@ -362,7 +371,7 @@ setup || { say "setup failed"; exit 1; }
 	echo "cpus=$(nproc)"
 	echo "memtotal_kb=$(meminfo MemTotal)"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "seq=$SEQ seq_gap_ms=$SEQ_GAP_MS srp_reps=$SRP_REPS storms=${STORMS// /,} mem_n=$MEM_N fio_s=$FIO_S fio_rounds=$FIO_ROUNDS"
+	echo "seq=$SEQ seq_gap_ms=$SEQ_GAP_MS srp_reps=$SRP_REPS storms=${STORMS// /,} mem_n=$MEM_N mem_counts=$MEM_COUNTS fio_s=$FIO_S fio_rounds=$FIO_ROUNDS"
 	echo "login_opts=$LOGIN_OPTS"
 	[ -z "${BENCH_ICOUNT:-}" ] || echo "icount=$BENCH_ICOUNT"
 } >"$OUT/raw/meta.txt"

@@ -126,7 +126,8 @@ def us_stats(values):
             "max_us": max(values)}
 
 
-def mem_stats(path):
+def mem_count(path):
+    """One count of phase mem (guest.sh): the per-channel figures, or None."""
     d = kv(read(path))
     try:
         n = int(d["channels"])
@@ -143,6 +144,32 @@ def mem_stats(path):
     }
     if "before_VmallocUsed" in d and "during_VmallocUsed" in d:
         res["vmalloc_kb_per_channel"] = (int(d["during_VmallocUsed"]) - int(d["before_VmallocUsed"])) / n
+    return res
+
+
+MEM_FIGURES = ("memavailable_kb_per_channel", "slab_kb_per_channel", "vmalloc_kb_per_channel")
+
+
+def mem_stats(raw):
+    """Phase mem's counts (mem.N.txt, or one mem.txt of older runs): each
+    per-channel figure's median over the counts and its spread, the counts'
+    number and each count. A count that failed is left out."""
+    def index(path):
+        m = re.search(r"mem\.(\d+)\.txt$", path)
+        return int(m.group(1)) if m else None
+    paths = sorted((p for p in glob.glob(os.path.join(raw, "mem.*.txt")) if index(p) is not None),
+                   key=index) or [os.path.join(raw, "mem.txt")]
+    counts = [c for c in (mem_count(p) for p in paths) if c is not None]
+    if not counts:
+        return None
+    res = {"channels": counts[0]["channels"], "counts": len(counts),
+           "live_rts_qps": min(c["live_rts_qps"] for c in counts), "each": counts}
+    for f in MEM_FIGURES:
+        v = [c[f] for c in counts if f in c]
+        if v:
+            res[f] = median(v)
+            res[f + "_spread"] = spread(v)
+            res[f + "_range"] = (min(v), max(v))
     return res
 
 
@@ -255,7 +282,7 @@ def collect(run):
             "cm_seq": cm_pass(os.path.join(raw, "login_seq.cm.txt")),
             "cm_seq_gap": cm_pass(os.path.join(raw, "login_seq_gap.cm.txt")),
             "storm": {},
-            "mem": mem_stats(os.path.join(raw, "mem.txt")),
+            "mem": mem_stats(raw),
         }
         for f in sorted(os.listdir(raw)):
             m = re.match(r"storm_(\d+)\.txt$", f)
@@ -377,6 +404,20 @@ def quartiles(ours, floor):
             f"{ours['established']} and {floor['established']} logins")
 
 
+def mem_note(o, i):
+    """What backs a memory ratio: the medians, how many counts, their spread,
+    and the ratio's range over the counts (ours' lowest against in-tree's
+    highest, and the other way round)."""
+    k = "memavailable_kb_per_channel"
+    text = (f"{o[k]:.0f} KiB against {i[k]:.0f} KiB, median of {o['counts']} and {i['counts']} "
+            f"counts of {o['channels']} channels")
+    if o.get(k + "_spread") is not None and i.get(k + "_spread") is not None:
+        (olo, ohi), (ilo, ihi) = o[k + "_range"], i[k + "_range"]
+        text += (f"; spread {100 * o[k + '_spread']:.0f}% and {100 * i[k + '_spread']:.0f}%, "
+                 f"ratio {olo / ihi:.3f}-{ohi / ilo:.3f} over the counts")
+    return text
+
+
 def goals(data, storms, icount=None):
     """The issues' goals with what was measured. The I/O goals are read from
     the instruction-counted guest when there is one: its rounds agree within
@@ -400,10 +441,7 @@ def goals(data, storms, icount=None):
     for target, issue in ((0.2, 6), (0.1, 17)):
         g.append({"goal": f"memory per live channel <= {target}x in-tree (MemAvailable, issue {issue})",
                   "measured": r, "target": target, "met": None if r is None else r <= target,
-                  "note": None if r is None else
-                  f"{get(o, 'mem', 'memavailable_kb_per_channel'):.0f} KiB against "
-                  f"{get(i, 'mem', 'memavailable_kb_per_channel'):.0f} KiB, one count of "
-                  f"{get(o, 'mem', 'channels')} channels each"})
+                  "note": None if r is None else mem_note(get(o, "mem"), get(i, "mem"))})
     # Issue 17's storm goals: against the floor's storm of the same size.
     for n in storms:
         so, sf = get(o, "storm", n), get(f, "storm", n)

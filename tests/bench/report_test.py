@@ -100,9 +100,9 @@ def goal(gl, start):
 
 # Issue 17's goals: storms of 16 against the floor's, memory 0.1x.
 floor = {"login_seq": logins([1, 2, 3, 4]), "login_seq_gap": logins([2, 2, 2, 2]),
-         "storm": {16: logins([10] * 16)}, "mem": {"memavailable_kb_per_channel": 10000.0, "channels": 64}}
+         "storm": {16: logins([10] * 16)}, "mem": {"memavailable_kb_per_channel": 10000.0, "channels": 64, "counts": 1}}
 ours = {"login_seq": logins([1, 2, 3, 5]), "login_seq_gap": logins([2, 2, 3, 3]),
-        "storm": {16: logins([19] * 16)}, "mem": {"memavailable_kb_per_channel": 1000.0, "channels": 64}}
+        "storm": {16: logins([19] * 16)}, "mem": {"memavailable_kb_per_channel": 1000.0, "channels": 64, "counts": 1}}
 st = ours["storm"][16]
 check("a storm's logins/s is established over its span (16 in 19 ms)",
       abs(st["logins_per_s"] - 16 / 0.019) < 1e-6)
@@ -124,6 +124,41 @@ check("memory at 0.1001x in-tree: issue 17's goal missed, issue 6's met",
 ours["storm"][16] = logins([10] * 15, rejected=1)
 gl = report.goals({"ours": ours, "intree": floor, "floor": floor}, [16])
 check("a fast storm with one login rejected misses the goal", goal(gl, "storm 16: logins/s")["met"] is False)
+
+# Phase mem's counts (guest.sh mem_count): medians, spread, the ratio's range.
+def mem_file(path, before_avail, during_avail, n=64):
+    write(path, f"channels={n}\nbefore_MemAvailable={before_avail}\nbefore_Slab=1000\n"
+                f"before_VmallocUsed=100\nlive_rts_qps={2 * n}\nduring_MemAvailable={during_avail}\n"
+                f"during_Slab=1640\nduring_VmallocUsed=164\n")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    for k, cost in ((1, 1100), (2, 1000), (3, 1300), (10, 1200)):
+        mem_file(os.path.join(tmp, f"mem.{k}.txt"), 100000, 100000 - 64 * cost)
+    write(os.path.join(tmp, "mem.9.txt"), "channels=64\nbefore_MemAvailable=1\n")  # a count that failed
+    write(os.path.join(tmp, "mem.txt"), "channels=1\nbefore_MemAvailable=9\nduring_MemAvailable=0\n")
+    m = report.mem_stats(tmp)
+    check("the memory figure is the median of the counts, a failed one left out",
+          m is not None and m["counts"] == 4 and m["memavailable_kb_per_channel"] == 1150.0)
+    check("the counts are read in their order (mem.10 after mem.3)",
+          [c["memavailable_kb_per_channel"] for c in m["each"]] == [1100.0, 1000.0, 1300.0, 1200.0])
+    check("the spread and range of the counts", m["memavailable_kb_per_channel_spread"] == 300.0 / 1150.0 and
+          m["memavailable_kb_per_channel_range"] == (1000.0, 1300.0))
+    check("the other figures per channel too", m["slab_kb_per_channel"] == 10.0 and m["vmalloc_kb_per_channel"] == 1.0)
+with tempfile.TemporaryDirectory() as tmp:
+    mem_file(os.path.join(tmp, "mem.txt"), 100000, 100000 - 64 * 1500)
+    m = report.mem_stats(tmp)
+    check("an older run's single mem.txt is one count without a spread",
+          m is not None and m["counts"] == 1 and m["memavailable_kb_per_channel"] == 1500.0 and
+          m["memavailable_kb_per_channel_spread"] is None)
+    check("no count, no figure", report.mem_stats(os.path.join(tmp, "absent")) is None)
+o = {"channels": 64, "counts": 3, "memavailable_kb_per_channel": 1000.0,
+     "memavailable_kb_per_channel_spread": 0.1, "memavailable_kb_per_channel_range": (950.0, 1050.0)}
+i = {"channels": 64, "counts": 3, "memavailable_kb_per_channel": 10000.0,
+     "memavailable_kb_per_channel_spread": 0.2, "memavailable_kb_per_channel_range": (9000.0, 11000.0)}
+check("the memory goal's note gives the counts, their spread and the ratio's range",
+      report.mem_note(o, i) == "1000 KiB against 10000 KiB, median of 3 and 3 counts of 64 channels; "
+                              "spread 10% and 20%, ratio 0.086-0.117 over the counts")
 
 # A sequential pass's CM counters (guest.sh seq_pass): rises, span.
 with tempfile.TemporaryDirectory() as tmp:
