@@ -29,8 +29,9 @@
 # BENCH_TARGETS (default "floor intree ours"), BENCH_SEQ (sequential logins,
 # default 100, twice: back to back and BENCH_SEQ_GAP_MS apart, default 30),
 # BENCH_SRP (ib_srp add/remove cycles, 12), BENCH_STORMS ("16 64 256"),
-# BENCH_MEM_N (64), BENCH_MEM_COUNTS (phase mem's counts, 3), BENCH_FIO_S (seconds per fio job, 6), BENCH_FIO_ROUNDS
-# (5), BENCH_FIO_CPU (the CPU fio is pinned to, 1; empty: not pinned),
+# BENCH_MEM_N (64), BENCH_MEM_COUNTS (phase mem's counts, 3), BENCH_FIO_S
+# (seconds per fio job, 6), BENCH_FIO_ROUNDS (5), BENCH_FIO_CPU (the CPU
+# fio is pinned to, 1; empty: not pinned),
 # BENCH_PHASES (default "seq storm mem ib_srp fio"), BENCH_ICOUNT (only
 # recorded in meta.txt: the -icount this guest runs under, if any).
 #

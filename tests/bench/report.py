@@ -162,14 +162,9 @@ def mem_stats(raw):
     counts = [c for c in (mem_count(p) for p in paths) if c is not None]
     if not counts:
         return None
-    res = {"channels": counts[0]["channels"], "counts": len(counts),
-           "live_rts_qps": min(c["live_rts_qps"] for c in counts), "each": counts}
-    for f in MEM_FIGURES:
-        v = [c[f] for c in counts if f in c]
-        if v:
-            res[f] = median(v)
-            res[f + "_spread"] = spread(v)
-            res[f + "_range"] = (min(v), max(v))
+    res = over_repeats(counts, MEM_FIGURES)
+    res.update({"channels": counts[0]["channels"], "counts": len(counts),
+                "live_rts_qps": min(c["live_rts_qps"] for c in counts), "each": counts})
     return res
 
 
@@ -220,6 +215,18 @@ def spread(values):
     return (max(v) - min(v)) / statistics.median(v)
 
 
+def over_repeats(runs, figures):
+    """Each figure over repeated measurements (fio rounds, memory counts):
+    its median, its spread and its (min, max); None where no run has it."""
+    res = {}
+    for k in figures:
+        v = [r[k] for r in runs if r.get(k) is not None]
+        res[k] = median(v)
+        res[k + "_spread"] = spread(v)
+        res[k + "_range"] = (min(v), max(v)) if v else None
+    return res
+
+
 def fio_stats(raw, name, side):
     """The median over the rounds (fio_NAME.rN.json) of each figure, its
     spread, and the rounds themselves. A round that failed counts as missing."""
@@ -227,11 +234,7 @@ def fio_stats(raw, name, side):
     runs = [r for r in (fio_run(p, side) for p in paths) if r is not None]
     if not runs:
         return None
-    res = {}
-    for k in FIO_FIGURES:
-        v = [r[k] for r in runs if r.get(k) is not None]
-        res[k] = statistics.median(v) if v else None
-        res[k + "_spread"] = spread(v)
+    res = over_repeats(runs, FIO_FIGURES)
     res["rounds"] = runs
     res["rounds_failed"] = len(paths) - len(runs)
     return res
