@@ -22,7 +22,8 @@
 # its timeout (unkillable) aborts the run: results.aborted says why.
 #
 # Environment: SRPT_ROOT, SRPT_MODULE, SRPT_VM_OUT, SRPT_VM_CASES (case script
-# paths, space separated), SRPT_VM_CASE_TIMEOUT (seconds, default 240).
+# paths, space separated), SRPT_VM_CASE_BASE (index of the case before the
+# first, default 0), SRPT_VM_CASE_TIMEOUT (seconds, default 240).
 set -u
 . "$SRPT_ROOT/tests/vm/lib.sh"
 
@@ -106,7 +107,9 @@ rm -f "$MODRANGES"
 
 prev_mark="runner start"
 kmsg_mark "$prev_mark"
-i=0
+# (After a boot that died of a foreign report, tests/vm/run.sh lists the
+# cases left and the number of those reported before.)
+i=${SRPT_VM_CASE_BASE:-0}
 for c in $SRPT_VM_CASES; do
 	i=$((i + 1))
 	name=$(basename "$c" .sh)

@@ -101,6 +101,59 @@ check "poll_until returns once the command succeeds (third try)" poll_third
 check "poll_until fails with the command's status when it never succeeds, after 11 tries" poll_never
 check "wait_for fails the case with what did not happen" wait_for_fails
 
+# console_report_foreign (tests/vm/foreign.sh): a report is the kernel's
+# or the emulator's only while no flags line shows O (an out-of-tree module
+# loaded in that boot); consoles trimmed from real ones.
+. "$SRPT_ROOT/tests/vm/foreign.sh"
+not() { ! "$@"; }
+cat >"$tmp/c-int3" <<'C'
+[    3.912001] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI
+[    3.912102] CPU: 0 UID: 0 PID: 1 Comm: swapper/0 Not tainted 6.12.117+deb12-amd64 #1  Debian 6.12.117-1~bpo12+1
+[    3.912200] RIP: 0010:sched_clock_cpu+0x9/0x1b0
+[    3.912300] Modules linked in:
+[    3.913000] Kernel panic - not syncing: Attempted to kill init! exitcode=0x0000000b
+C
+cat >"$tmp/c-dfault" <<'C'
+[  112.000000] srpt-vm-mark: begin 1 60-package
+[  116.027666] traps: PANIC: double fault, error_code: 0x0
+[  116.029522] Oops: double fault: 0000 [#1] PREEMPT SMP NOPTI
+[  116.029600] CPU: 1 UID: 0 PID: 4242 Comm: cc1plus Not tainted 6.12.117+deb12-amd64 #1  Debian 6.12.117-1~bpo12+1
+[  116.038336] Modules linked in: configfs veth rdma_rxe ib_uverbs ib_core
+[  116.038982] Kernel panic - not syncing: Fatal exception in interrupt
+C
+cat >"$tmp/c-ours" <<'C'
+[   40.100000] ib_srpt: loading out-of-tree module taints kernel.
+[   52.000000] BUG: kernel NULL pointer dereference, address: 0000000000000008
+[   52.000100] Oops: 0000 [#1] PREEMPT SMP NOPTI
+[   52.000200] CPU: 0 PID: 880 Comm: kworker/0:2 Tainted: G           O       6.1.0-28-amd64 #1  Debian 6.1.119-1
+[   52.000300] Modules linked in: ib_srpt(O) target_core_mod rdma_rxe ib_core
+[   52.100000] Kernel panic - not syncing: Fatal exception
+C
+# A warning before our module loaded, then a crash with it loaded: the
+# crash is ours, whatever the first report was.
+cat >"$tmp/c-later" <<'C'
+[   10.000000] WARNING: CPU: 1 PID: 33 at drivers/infiniband/sw/rxe/rxe.c:1 rxe_x+0x1/0x2 [rdma_rxe]
+[   10.000100] CPU: 1 PID: 33 Comm: kworker/1:1 Not tainted 6.1.0-28-amd64 #1  Debian 6.1.119-1
+[   60.000000] BUG kmalloc-64 (Tainted: G        W  O      ): Object already free
+C
+cat >"$tmp/c-noflags" <<'C'
+[    1.000000] Kernel panic - not syncing: VFS: Unable to mount root fs on unknown-block(0,0)
+C
+cat >"$tmp/c-clean" <<'C'
+[    1.000000] CPU: 0 UID: 0 PID: 1 Comm: swapper/0 Not tainted 6.12.117+deb12-amd64 #1
+[    2.000000] srpt-vm-mark: begin 1 04-crash-Oops
+C
+check "console_taints reads 'Not tainted' and the flags letters" \
+	test "$(console_taints "$tmp/c-ours" | paste -sd,):$(console_taints "$tmp/c-later" | paste -sd,)" = "GO:Not tainted,GWO"
+check "a boot-time int3 Oops with no module loaded is foreign" console_report_foreign "$tmp/c-int3"
+check "a double fault while nothing out-of-tree was loaded is foreign" console_report_foreign "$tmp/c-dfault"
+check "an Oops with flag O (ib_srpt loaded) is not foreign" not console_report_foreign "$tmp/c-ours"
+check "a report after O was set is not foreign, even after an earlier untainted one" \
+	not console_report_foreign "$tmp/c-later"
+check "a report without any flags line is not foreign" not console_report_foreign "$tmp/c-noflags"
+check "a console without a report is not foreign (a marker line is no report)" \
+	not console_report_foreign "$tmp/c-clean"
+
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -16,7 +16,8 @@
 #                also the runner's kmemleak scan naming ib_srpt
 #   02-warn      mode=warn -> must be "not ok", reason naming WARNING
 #   03-oops      mode=oops -> must be "not ok", reason naming Oops (the guest survives it)
-#   04-crash     sysrq-c   -> must be "not ok" (the guest died during it)
+#   04-crash     sysrq-c   -> must be "not ok" (the guest died during it), and
+#                not booted again (flag O: out-of-tree modules were loaded)
 # With --debug (the debug kernel, SRPT_DEBUG_KERNEL=1), instead of warn and
 # oops, one case per detector, each "not ok" with a reason naming it:
 #   07-lockorder  AB-BA mutex order -> "possible circular locking dependency"
@@ -97,6 +98,10 @@ grep -Eq '^not ok [0-9]+ - guest ran all cases and powered off: guest died' "$lo
 	problems+=("the host did not report that the guest died")
 grep -Eq '^[0-9]+ passed, [0-9]+ failed' "$log" ||
 	problems+=("run.sh printed no 'N passed, N failed' line")
+# The crash came with the self-test module and ib_srpt loaded (flag O):
+# the runner must not take it for a foreign one and boot again.
+! grep -q '^# vm: the guest died during' "$log" ||
+	problems+=("a crash with out-of-tree modules loaded was taken for a foreign one (booted again)")
 
 # A boot that does not reach its job is booted once more (scripts/vm/boot.sh):
 # a first boot given 2 s must be retried and the case then pass; two boots
@@ -119,6 +124,30 @@ if [ $debug = 0 ]; then
 		grep -q '^not ok 1 - 01-load: no boot of the guest started its job' "$blog" &&
 		grep -q '^# vm: no boot of 2 reached the job' "$blog"; } ||
 		problems+=("two boots stopped after 2 s each were not reported as failing 01-load (see $blog)")
+
+	# A guest that dies while no out-of-tree module was ever loaded in its
+	# boot (tests/vm/foreign.sh) is booted once more for the cases left: a
+	# crash in the first boot only passes after that boot, keeping the first
+	# console; a crash in every boot fails after the one boot added.
+	also="$also; a foreign crash was booted again once"
+	fout=$SRPT_ROOT/build/vm/runs/selftest-foreign
+	"$SRPT_ROOT/tests/vm/run.sh" --selftest=foreign --out "$fout" "$@" >"$blog" 2>&1
+	brc=$?
+	sed 's/^/# | /' "$blog"
+	{ [ "$brc" = 0 ] && grep -q '^ok 1 - 11-foreign$' "$blog" &&
+		[ "$(grep -c '^# vm: the guest died during 11-foreign of a kernel report' "$blog")" = 1 ] &&
+		grep -q '^ok 3 - serial console has no kernel bug reports$' "$blog" &&
+		grep -q 'sysrq triggered crash' "$fout/console.foreign1.log" &&
+		grep -q '^crash' "$fout/foreign-crashed"; } ||
+		problems+=("a foreign crash in the first boot was not booted again to pass (see $blog)")
+	SRPT_CASE_FOREIGN_ALWAYS=1 "$SRPT_ROOT/tests/vm/run.sh" --selftest=foreign --out "$fout" "$@" >"$blog" 2>&1
+	brc=$?
+	sed 's/^/# | /' "$blog"
+	{ [ "$brc" != 0 ] && grep -q '^not ok 1 - 11-foreign: guest stopped' "$blog" &&
+		[ "$(grep -c '^# vm: the guest died during 11-foreign of a kernel report' "$blog")" = 1 ] &&
+		grep -q '^not ok 3 - serial console has no kernel bug reports: ' "$blog" &&
+		[ "$(grep -c '^crash' "$fout/foreign-crashed")" = 2 ]; } ||
+		problems+=("a foreign crash in every boot did not fail after one boot more (see $blog)")
 fi
 
 if [ ${#problems[@]} -eq 0 ]; then

@@ -1,0 +1,37 @@
+# A guest kernel that died of a report no code of ours can have caused;
+# sourced by tests/vm/run.sh (the host) and tests/vm/lib-checks.sh.
+#
+# The kernel's taint flags are sticky for the life of a boot, and loading any
+# module built outside the kernel tree (ib_srpt, the test IB/CM initiator,
+# the runner's self-test module) sets flag O (TAINT_OOT_MODULE) for good.
+# Every report prints the flags ("CPU: 1 UID: 0 PID: 77 Comm: gcc Not
+# tainted 6.12.117+deb12-amd64 #1", "... Tainted: G        W  O  ..."; a
+# SLUB report "BUG kmalloc-64 (Not tainted): ..."). So when no flags line
+# on a console carries O, none of our modules had been loaded in that boot
+# when the kernel reported: the report is about the kernel or the emulator
+# (under TCG: a stale translation after the kernel patched its own code,
+# "Oops: int3" at boot; a double fault with garbage in EFLAGS), not about
+# anything this project builds. tests/vm/run.sh boots such a guest once
+# more for the cases it had not reported (README, "Findings").
+#
+# console_taints FILE: the flags of every report on FILE, one per line:
+# "Not tainted" or the letters after "Tainted: " (blanks removed).
+console_taints() {
+	grep -v -e 'srpt-vm-mark: ' -e 'srpt-vm-init: ' "$1" 2>/dev/null |
+		grep -oE 'Not tainted|Tainted: [A-Z ]*[A-Z]' |
+		sed '/^Tainted: /{s/^Tainted: //; s/ //g}'
+}
+
+# console_report_foreign FILE: success when FILE holds a kernel report
+# (kernel-reports.txt) and every flags line on it lacks O, so that no
+# out-of-tree module was ever loaded in the boot that FILE records. A
+# console with no flags line at all is not foreign (nothing proves it).
+console_report_foreign() {
+	local f=$1 taints
+	grep -v -e 'srpt-vm-mark: ' -e 'srpt-vm-init: ' "$f" 2>/dev/null |
+		grep -qE -- "$(grep -v -e '^#' -e '^$' "${SRPT_ROOT:?}/tests/vm/kernel-reports.txt")" ||
+		return 1
+	taints=$(console_taints "$f")
+	[ -n "$taints" ] || return 1
+	! grep -q 'O' <<<"$taints"
+}
