@@ -21,7 +21,8 @@
 #                     that WARNs / Oopses / hangs, or crashes, and the run
 #                     MUST report failures
 #   --timeout SEC     kill the guest after SEC seconds (default 900; env
-#                     SRPT_VM_TIMEOUT)
+#                     SRPT_VM_TIMEOUT); a guest booted again after a
+#                     foreign crash gets what is left of SEC
 #   --case-timeout SEC  per case, inside the guest (default 240)
 #   --out DIR         output directory (default build/vm/runs/suite or
 #                     build/vm/runs/selftest); emptied first
@@ -239,12 +240,14 @@ stream() {
 # with the suffix .foreign<N>, its report printed here, and the host's
 # console check below leaves that console out. Any other end is final.
 # SRPT_VM_FOREIGN_REBOOTS: how many such boots a run may add (default 1).
+# --timeout bounds all boots together: a boot added gets what is left.
 foreign_reboots=${SRPT_VM_FOREIGN_REBOOTS:-1}
 foreign=0
 bootpid=
+boot_left=$timeout
 trap 'kill "$bootpid" 2>/dev/null; exit 130' INT TERM
 while :; do
-	"$SRPT_ROOT/scripts/vm/boot.sh" --timeout "$timeout" "$out" >"$out/boot.log" 2>&1 &
+	"$SRPT_ROOT/scripts/vm/boot.sh" --timeout "$boot_left" "$out" >"$out/boot.log" 2>&1 &
 	bootpid=$!
 	while kill -0 "$bootpid" 2>/dev/null; do
 		stream
@@ -253,8 +256,10 @@ while :; do
 	wait "$bootpid"
 	boot_rc=$?
 	stream
+	boot_left=$((timeout - $(date +%s) + ${t0%.*}))
 	[ "$boot_rc" = 125 ] && [ "$seen" -lt "$n" ] && [ ! -s "$out/results.aborted" ] &&
-		[ "$foreign" -lt "$foreign_reboots" ] && console_report_foreign "$out/console.log" || break
+		[ "$foreign" -lt "$foreign_reboots" ] && [ "$boot_left" -gt 0 ] &&
+		console_report_foreign "$out/console.log" || break
 	foreign=$((foreign + 1))
 	sfx=foreign$foreign
 	for f in console.log qemu.log guest.log boot.log results.tsv; do
@@ -270,7 +275,7 @@ while :; do
 	done
 	echo "# vm: the guest died during $name of a kernel report while no out-of-tree module had"
 	echo "# vm: been loaded in its boot (flags: $(console_taints "$out/console.$sfx.log" | sort -u | paste -sd,)): not a report about"
-	echo "# vm: our code; booting again for the $((n - seen)) cases not reported (console kept as console.$sfx.log)"
+	echo "# vm: our code; booting again for the $((n - seen)) cases not reported, ${boot_left}s left (console kept as console.$sfx.log)"
 	hits_foreign=$(grep -v -e 'srpt-vm-mark: ' -e 'srpt-vm-init: ' "$out/console.$sfx.log" |
 		grep -E -- "$pats" | head -n 8)
 	echo "$hits_foreign" | sed 's/^/# vm:   /'
