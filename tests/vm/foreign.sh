@@ -14,6 +14,14 @@
 # anything this project builds. tests/vm/run.sh boots such a guest once
 # more for the cases it had not reported (README, "Findings").
 #
+# console_report_lines FILE: FILE's lines that are kernel reports
+# (kernel-reports.txt), numbered; the runner's own marker and init lines
+# carry case names and paths and never count.
+console_report_lines() {
+	grep -n '' "$1" 2>/dev/null | grep -v -e 'srpt-vm-mark: ' -e 'srpt-vm-init: ' |
+		grep -E -- "$(grep -v -e '^#' -e '^$' "${SRPT_ROOT:?}/tests/vm/kernel-reports.txt")"
+}
+
 # console_taints FILE: the flags of every report on FILE, one per line:
 # "Not tainted" or the letters after "Tainted: " (blanks removed).
 console_taints() {
@@ -28,9 +36,7 @@ console_taints() {
 # console with no flags line at all is not foreign (nothing proves it).
 console_report_foreign() {
 	local f=$1 taints
-	grep -v -e 'srpt-vm-mark: ' -e 'srpt-vm-init: ' "$f" 2>/dev/null |
-		grep -qE -- "$(grep -v -e '^#' -e '^$' "${SRPT_ROOT:?}/tests/vm/kernel-reports.txt")" ||
-		return 1
+	[ -n "$(console_report_lines "$f")" ] || return 1
 	taints=$(console_taints "$f")
 	[ -n "$taints" ] || return 1
 	! grep -q 'O' <<<"$taints"

@@ -224,7 +224,6 @@ report() { # report INDEX STATUS NAME REASON
 }
 
 t0=$(date +%s.%N)
-pats=$(grep -v -e '^#' -e '^$' "$SRPT_ROOT/tests/vm/kernel-reports.txt")
 seen=0
 stream() {
 	[ -f "$out/results.tsv" ] || return 0
@@ -276,9 +275,7 @@ while :; do
 	echo "# vm: the guest died during $name of a kernel report while no out-of-tree module had"
 	echo "# vm: been loaded in its boot (flags: $(console_taints "$out/console.$sfx.log" | sort -u | paste -sd,)): not a report about"
 	echo "# vm: our code; booting again for the $((n - seen)) cases not reported, ${boot_left}s left (console kept as console.$sfx.log)"
-	hits_foreign=$(grep -v -e 'srpt-vm-mark: ' -e 'srpt-vm-init: ' "$out/console.$sfx.log" |
-		grep -E -- "$pats" | head -n 8)
-	echo "$hits_foreign" | sed 's/^/# vm:   /'
+	console_report_lines "$out/console.$sfx.log" | head -n 8 | sed 's/^[0-9]*:/# vm:   /'
 	write_job "$seen" "${cases[@]:$seen}"
 done
 secs=$(echo "$t0 $(date +%s.%N)" | awk '{printf "%.1f", $2 - $1}')
@@ -339,8 +336,8 @@ fi
 # report was printed above, when the runner booted again.)
 hits=$(for f in "$out"/console.boot*.log "$out"/console.foreign*.boot*.log "$out/console.log"; do
 	[ -f "$f" ] || continue
-	grep -n '' "$f" | sed "s|^|${f##*/}:|"
-done | grep -v -e 'srpt-vm-mark: ' -e 'srpt-vm-init: ' | grep -E -- "$pats" | head -n 20)
+	console_report_lines "$f" | sed "s|^|${f##*/}:|"
+done | head -n 20)
 if [ -z "$hits" ]; then
 	report $((n + 2)) ok "serial console has no kernel bug reports" ""
 else
