@@ -14,12 +14,27 @@
 # anything this project builds. tests/vm/run.sh boots such a guest once
 # more for the cases it had not reported (README, "Findings").
 #
+# The same reading of reports prints a failed case's first report whole
+# (case_first_report), for the host's TAP output.
+#
 # console_report_lines FILE: FILE's lines that are kernel reports
 # (kernel-reports.txt), numbered; the runner's own marker and init lines
 # carry case names and paths and never count.
 console_report_lines() {
 	grep -n '' "$1" 2>/dev/null | grep -v -e 'srpt-vm-mark: ' -e 'srpt-vm-init: ' |
 		grep -E -- "$(grep -v -e '^#' -e '^$' "${SRPT_ROOT:?}/tests/vm/kernel-reports.txt")"
+}
+
+# case_first_report FILE: prints, as TAP comments, FILE's first kernel report
+# with the 3 lines before it (SLUB names the overwritten bytes there) and up
+# to 60 lines of it (its stacks, and for SLUB where the object was allocated
+# and freed); nothing when FILE holds no report.
+case_first_report() {
+	local f=$1 n
+	n=$(console_report_lines "$f" | head -n 1 | cut -d: -f1)
+	[ -n "$n" ] || return 0
+	echo "# --- the first kernel report of the case ($f, line $n)"
+	sed -n "$((n > 3 ? n - 3 : 1)),$((n + 59))p" "$f" | sed 's/^/#   /'
 }
 
 # console_taints FILE: the flags of every report on FILE, one per line:

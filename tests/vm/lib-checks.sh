@@ -154,6 +154,32 @@ check "a report without any flags line is not foreign" not console_report_foreig
 check "a console without a report is not foreign (a marker line is no report)" \
 	not console_report_foreign "$tmp/c-clean"
 
+# case_first_report (foreign.sh): a failed case's report is printed whole,
+# from the lines before it, so that a truncated CI log still says what was
+# overwritten and who allocated and freed it.
+cat >"$tmp/d-slub" <<'C'
+[  200.000000] srpt-vm-mark: begin 2 41-srq
+[  201.000000] ib_srpt: rxe0: shared receive queue released
+[  201.500000] =============================================================================
+[  201.500001] [Poison overwritten] 0xffff888004c1e2a0-0xffff888004c1e2a0 @offset=672. First byte 0x6a instead of 0x6b
+[  201.500002] BUG kmalloc-96 (Tainted: G           OE      ): Object corrupt
+[  201.500003] -----------------------------------------------------------------------------
+[  201.500004] Allocated in srpt_shim_kmalloc+0x1a/0x40 [ib_srpt] age=1234 cpu=1 pid=880
+[  201.500005] Freed in srpt_shim_kfree+0x11/0x20 [ib_srpt] age=12 cpu=0 pid=77
+C
+first_report_slub() {
+	local o
+	o=$(case_first_report "$tmp/d-slub")
+	grep -q '^# --- the first kernel report of the case' <<<"$o" &&
+		grep -q '^#   .*\[Poison overwritten\] .*First byte 0x6a' <<<"$o" &&
+		grep -q '^#   .*BUG kmalloc-96' <<<"$o" &&
+		grep -q '^#   .*Freed in srpt_shim_kfree' <<<"$o" &&
+		! grep -q 'srpt-vm-mark' <<<"$o"
+}
+check "case_first_report prints the SLUB report from its overwritten line through its stacks" first_report_slub
+check "case_first_report prints nothing for a slice without a report" \
+	test -z "$(case_first_report "$tmp/c-clean")"
+
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -210,6 +210,10 @@ report() { # report INDEX STATUS NAME REASON
 	*)
 		echo "not ok $i - $name${reason:+: $reason}"
 		failed=$((failed + 1))
+		# A kernel report first, whole: CI shows a failure's first lines,
+		# and a report's cause is in its head (SLUB prints what was
+		# overwritten just before its BUG line) and its stacks.
+		case_first_report "$out/cases/$name.dmesg"
 		if [ -f "$out/cases/$name.log" ]; then
 			echo "# --- last lines of $out/cases/$name.log"
 			tail -n 25 "$out/cases/$name.log" | sed 's/^/#   /'
