@@ -34,7 +34,7 @@ mkdir -p "$logdir"
 
 kernels=${SRPT_CHECK_KERNELS:-$("$here/scripts/kernel/info.sh" --names | tr '\n' ' ')}
 full=${SRPT_CHECK_FULL:-6.12}
-subset=${SRPT_CHECK_CASES:-10 20 35 06 41}
+subset=${SRPT_CHECK_CASES:-10 20 35 06 41 56}
 
 run_suite unit make -s -C "$here" unit
 run_suite threads make -s -C "$here" threads

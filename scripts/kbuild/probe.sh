@@ -111,4 +111,16 @@ void srpt_probe(void)
 }
 P
 
+# struct ib_qp's srq_completion: the RDMA core relies on Last WQE Reached
+# (ib_drain_qp() waits for it on a QP on an SRQ; 6.11 and later, when rxe
+# began to raise it). With it, every device is taken to raise the event.
+have QP_SRQ_COMPLETION "$@" <<'P'
+#include <rdma/ib_verbs.h>
+void srpt_probe(struct ib_qp *qp);
+void srpt_probe(struct ib_qp *qp)
+{
+	init_completion(&qp->srq_completion);
+}
+P
+
 echo "#endif"

@@ -33,6 +33,7 @@ static const char *const srpt_count_names[SRPT_CNT_COUNT] = {
 	[SRPT_CNT_CM_DESTROYED] = "cm_destroyed_by_channel",
 	[SRPT_CNT_SRQS] = "srqs",
 	[SRPT_CNT_OWNERSHIP_BROKEN] = "ownership_broken",
+	[SRPT_CNT_SRQ_QP_EARLY] = "srq_qps_destroyed_before_last_wqe",
 };
 
 void srpt_count_add(enum srpt_counter c, long delta)
@@ -50,11 +51,13 @@ void srpt_counters_exit_check(void)
 	WARN(c[SRPT_CNT_ALLOCS] || c[SRPT_CNT_ALLOC_BYTES] ||
 	     c[SRPT_CNT_CQS] || c[SRPT_CNT_QPS] || c[SRPT_CNT_SESSIONS] ||
 	     c[SRPT_CNT_SRQS] || c[SRPT_CNT_OWNERSHIP_BROKEN] ||
+	     c[SRPT_CNT_SRQ_QP_EARLY] ||
 	     c[SRPT_CNT_LOGIN_ZERO] != c[SRPT_CNT_CM_DESTROYED],
-	     KBUILD_MODNAME ": objects left at module exit: allocs %ld (%ld bytes) cqs %ld qps %ld sessions %ld srqs %ld ownership_broken %ld; logins answered 0 %ld, cm_ids destroyed by channels %ld\n",
+	     KBUILD_MODNAME ": objects left at module exit: allocs %ld (%ld bytes) cqs %ld qps %ld sessions %ld srqs %ld ownership_broken %ld srq_qps_destroyed_before_last_wqe %ld; logins answered 0 %ld, cm_ids destroyed by channels %ld\n",
 	     c[SRPT_CNT_ALLOCS], c[SRPT_CNT_ALLOC_BYTES], c[SRPT_CNT_CQS],
 	     c[SRPT_CNT_QPS], c[SRPT_CNT_SESSIONS], c[SRPT_CNT_SRQS],
-	     c[SRPT_CNT_OWNERSHIP_BROKEN], c[SRPT_CNT_LOGIN_ZERO],
+	     c[SRPT_CNT_OWNERSHIP_BROKEN], c[SRPT_CNT_SRQ_QP_EARLY],
+	     c[SRPT_CNT_LOGIN_ZERO],
 	     c[SRPT_CNT_CM_DESTROYED]);
 }
 

@@ -22,6 +22,13 @@ enum srpt_counter {
 	SRPT_CNT_CM_DESTROYED,		/* connection cm_ids destroyed by a channel */
 	SRPT_CNT_OWNERSHIP_BROKEN,	/* breaches of the rule of cm.h (also WARN) */
 	SRPT_CNT_SRQS,			/* device shared receive queues */
+	/*
+	 * QPs on an SRQ destroyed before their Last WQE Reached event, on a
+	 * kernel whose RDMA core relies on the event (queue.c): a receive
+	 * completion may then still come for the freed QP. A breach, as
+	 * ownership_broken is (also warned about).
+	 */
+	SRPT_CNT_SRQ_QP_EARLY,
 	SRPT_CNT_COUNT,
 };
 

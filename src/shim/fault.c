@@ -54,6 +54,7 @@ static struct srpt_fault srpt_faults[SRPT_FAULT_POINT_COUNT] = {
 	[SRPT_FAULT_QP_EVENT] = { .name = "qp_event" },
 	[SRPT_FAULT_SRQ_EVENT] = { .name = "srq_event" },
 	[SRPT_FAULT_QP_EVENT_LATE] = { .name = "qp_event_late" },
+	[SRPT_FAULT_LAST_WQE_LATE] = { .name = "last_wqe_late" },
 };
 
 bool srpt_fault_hit(enum srpt_fault_point point)

@@ -41,6 +41,14 @@ enum srpt_fault_point {
 	 * was still in RTR may deliver it late (issue 13, defect 7).
 	 */
 	SRPT_FAULT_QP_EVENT_LATE,
+	/*
+	 * A QP on an SRQ: its Last WQE Reached event is held back and
+	 * delivered 300 ms later, as a device raises it when its receive
+	 * side next runs in the error state (rxe: a task that may be busy
+	 * with a request the QP took before the error). Teardown must wait
+	 * for it (queue.c, srpt_k_qp_drain_srq()).
+	 */
+	SRPT_FAULT_LAST_WQE_LATE,
 	SRPT_FAULT_POINT_COUNT,
 };
 

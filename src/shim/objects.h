@@ -75,7 +75,16 @@ struct srpt_k_qp {
 	struct ib_qp *ib_qp;
 	/* On an SRQ: completed by the QP's Last WQE Reached event. */
 	struct completion last_wqe;
+	/*
+	 * The last_wqe_late fault point (fault.h): the event, held back and
+	 * delivered from this work.
+	 */
+	struct delayed_work late_wqe;
+	unsigned long flags;
 };
+/* srpt_k_qp.flags: Last WQE Reached was delivered; it was held back. */
+#define SRPT_K_QP_WQE_SEEN	0
+#define SRPT_K_QP_WQE_HELD	1
 
 /*
  * Completions of a channel's CQ are delivered by the CQ's poll work only

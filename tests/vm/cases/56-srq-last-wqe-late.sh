@@ -1,0 +1,64 @@
+#!/bin/bash
+# 56 A QP on the SRQ is destroyed only after its Last WQE Reached event,
+# also the first one on a device. The event comes from the device when its
+# receive side next runs in the error state; until then a request the QP
+# took before the error may still complete to the shared CQ, and its
+# completion must not find the QP, its channel or the SRQ gone (CI of stop
+# 36: "BUG kmalloc-96: Object corrupt" in case 41 on 7.3, whose first SRQ
+# channels on a device were torn down without waiting: the wait was only
+# for devices that had raised the event before).
+# The fault point last_wqe_late holds the event of the first QP back for
+# 300 ms; its channel logs out; the objects file counts QPs on an SRQ
+# destroyed before the event (srq_qps_destroyed_before_last_wqe), which
+# must stay 0, and the next login on the SRQ is served.
+# Kernels whose RDMA core does not rely on the event (before 6.11) have an
+# rxe that never raises it: there the case has nothing to hold back.
+. "$SRPT_ROOT/tests/vm/lib.sh"
+. "$SRPT_ROOT/tests/vm/srp.sh"
+. "$SRPT_ROOT/tests/vm/hostile.sh"
+. "$SRPT_ROOT/tests/vm/fault.sh"
+. "$SRPT_ROOT/tests/vm/srq.sh"
+
+srpt_load
+fault_debugfs
+ti_hostile_target rdma
+srq_set 1
+iid=$(ti_initiator_port_id)
+tid=$(ti_target_port_id)
+tur=$(iu_cmd 1 0 0 0 0 0 00000000000000000000000000000000)
+
+# tur_answered LABEL: one login on the SRQ sends a TUR; it is answered; the
+# initiator then disconnects and the channel goes.
+tur_answered() {
+	local out line
+	out=$(ti rdma --login "$iid" "$tid" --timeout-ms 3000 --iu "$tur")
+	line=$(echo "$out" | grep '^iu=0 ')
+	log "$1: $line"
+	[ "$(ti_field "$line" result)" = response ] || fail "$1: TUR not answered: $out"
+}
+
+# The first QP of the device on the SRQ: no event seen from it yet.
+fault_arm last_wqe_late 1
+kmsg_mark "56 late"
+tur_answered "the first channel on the SRQ"
+fault_settle
+held=$(fault_injected last_wqe_late)
+kver=$(uname -r)
+major=${kver%%.*} minor=${kver#*.}
+minor=${minor%%[!0-9]*}
+if [ "$held" = 0 ] && [ $((major * 100 + minor)) -lt 611 ]; then
+	log "kernel $kver: rxe raised no Last WQE Reached event to hold back"
+	exit 77
+fi
+assert_eq "$held" 1 "Last WQE Reached events held back"
+assert_eq "$(obj srq_qps_destroyed_before_last_wqe)" 0 \
+	"QPs on the SRQ destroyed before their Last WQE Reached event"
+dmesg_since "56 late" | grep "destroyed before its Last WQE Reached" &&
+	fail "a QP on the SRQ was destroyed before its Last WQE Reached event"
+tur_answered "the next channel on the SRQ"
+fault_settle
+
+srq_set 0
+srp_cleanup
+srpt_unload || fail "unload failed"
+exit 0
