@@ -47,8 +47,7 @@ kver=$(uname -r)
 major=${kver%%.*} minor=${kver#*.}
 minor=${minor%%[!0-9]*}
 if [ "$held" = 0 ] && [ $((major * 100 + minor)) -lt 611 ]; then
-	log "kernel $kver: rxe raised no Last WQE Reached event to hold back"
-	exit 77
+	skip "kernel $kver: rxe raised no Last WQE Reached event to hold back"
 fi
 assert_eq "$held" 1 "Last WQE Reached events held back"
 assert_eq "$(obj srq_qps_destroyed_before_last_wqe)" 0 \
