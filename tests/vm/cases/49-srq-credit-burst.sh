@@ -17,15 +17,11 @@
 
 srpt_load recv_ring_cache=0  # fault.sh counts allocations exactly
 fault_debugfs
-ti_hostile_target rdma
-srq_set 1
-iid=$(ti_initiator_port_id)
-tid=$(ti_target_port_id)
-tur=$(iu_cmd 1 0 0 0 0 0 00000000000000000000000000000000)
+srq_ti_target
 
 # The credits the target grants a channel on the SRQ: req_lim_delta of the
 # SRP_LOGIN_RSP (bytes 4..7 of the REP's private data).
-ti_expect "login on the SRQ" established - rdma --login "$iid" "$tid"
+ti_expect "login on the SRQ" established - rdma --login "$SRQ_IID" "$SRQ_TID"
 rsp=$(ti_field "$TI_LINE" priv)
 credits=$((16#${rsp:8:8}))
 log "credits granted on the SRQ: $credits"
@@ -36,7 +32,7 @@ fault_baseline
 # burst LABEL N: N TURs before the RTU; sets ANSWERS and CLOSED.
 burst() {
 	local out line
-	out=$(ti rdma --login "$iid" "$tid" --timeout-ms 3000 --iu "$tur" --burst "$2")
+	out=$(ti rdma --login "$SRQ_IID" "$SRQ_TID" --timeout-ms 3000 --iu "$SRQ_TUR" --burst "$2")
 	line=$(echo "$out" | grep '^burst ')
 	log "$1: $line"
 	[ -n "$line" ] || fail "$1: no burst line: $out"

@@ -18,36 +18,24 @@ srq_size=4
 cycles=$((3 * srq_size))
 srpt_load srpt_srq_size=$srq_size recv_ring_cache=0  # fault.sh counts allocations exactly
 fault_debugfs
-ti_hostile_target rdma
-srq_set 1
-iid=$(ti_initiator_port_id)
-tid=$(ti_target_port_id)
-tur=$(iu_cmd 1 0 0 0 0 0 00000000000000000000000000000000)
+srq_ti_target
 logout=$(printf '03%014x%016x' 0 77)
 
-# tur_answered LABEL: one login on the SRQ sends a TUR; it is answered.
-tur_answered() {
-	local out line
-	out=$(ti rdma --login "$iid" "$tid" --timeout-ms 3000 --iu "$tur")
-	line=$(echo "$out" | grep '^iu=0 ')
-	log "$1: $line"
-	[ "$(ti_field "$line" result)" = response ] || fail "$1: TUR not answered: $out"
-}
 
-tur_answered "before the logouts"
+srq_tur_answered "before the logouts"
 fault_settle
 fault_baseline
 
 kmsg_mark "50 logouts"
 for i in $(seq 1 $cycles); do
-	out=$(ti rdma --login "$iid" "$tid" --timeout-ms 1000 --iu "$logout")
+	out=$(ti rdma --login "$SRQ_IID" "$SRQ_TID" --timeout-ms 1000 --iu "$logout")
 	line=$(echo "$out" | grep '^iu=0 ')
 	[ "$(ti_field "$line" result)" = none ] || fail "logout $i answered: $out"
 done
 log "$cycles logouts on an SRQ of $srq_size buffers"
 expect_dmesg_since "50 logouts" "closing: SRP_I_LOGOUT" "the logouts' close reason"
 fault_settle
-tur_answered "after $cycles logouts"
+srq_tur_answered "after $cycles logouts"
 fault_check_clean "after $cycles logouts"
 
 srq_set 0

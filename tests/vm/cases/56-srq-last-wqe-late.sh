@@ -21,26 +21,13 @@
 
 srpt_load
 fault_debugfs
-ti_hostile_target rdma
-srq_set 1
-iid=$(ti_initiator_port_id)
-tid=$(ti_target_port_id)
-tur=$(iu_cmd 1 0 0 0 0 0 00000000000000000000000000000000)
+srq_ti_target
 
-# tur_answered LABEL: one login on the SRQ sends a TUR; it is answered; the
-# initiator then disconnects and the channel goes.
-tur_answered() {
-	local out line
-	out=$(ti rdma --login "$iid" "$tid" --timeout-ms 3000 --iu "$tur")
-	line=$(echo "$out" | grep '^iu=0 ')
-	log "$1: $line"
-	[ "$(ti_field "$line" result)" = response ] || fail "$1: TUR not answered: $out"
-}
 
 # The first QP of the device on the SRQ: no event seen from it yet.
 fault_arm last_wqe_late 1
 kmsg_mark "56 late"
-tur_answered "the first channel on the SRQ"
+srq_tur_answered "the first channel on the SRQ"
 fault_settle
 held=$(fault_injected last_wqe_late)
 kver=$(uname -r)
@@ -54,7 +41,7 @@ assert_eq "$(obj srq_qps_destroyed_before_last_wqe)" 0 \
 	"QPs on the SRQ destroyed before their Last WQE Reached event"
 dmesg_since "56 late" | grep "destroyed before its Last WQE Reached" &&
 	fail "a QP on the SRQ was destroyed before its Last WQE Reached event"
-tur_answered "the next channel on the SRQ"
+srq_tur_answered "the next channel on the SRQ"
 fault_settle
 
 srq_set 0
