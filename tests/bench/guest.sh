@@ -29,6 +29,7 @@
 # BENCH_TARGETS (default "floor intree ours"), BENCH_SEQ (sequential logins,
 # default 100, twice: back to back and BENCH_SEQ_GAP_MS apart, default 30),
 # BENCH_SRP (ib_srp add/remove cycles, 12), BENCH_STORMS ("16 64 256"),
+# BENCH_STORM_REPS (storms of each size, 3),
 # BENCH_MEM_N (64), BENCH_MEM_COUNTS (phase mem's counts, 3), BENCH_FIO_S
 # (seconds per fio job, 6), BENCH_FIO_ROUNDS (5), BENCH_FIO_CPU (the CPU
 # fio is pinned to, 1; empty: not pinned),
@@ -57,6 +58,7 @@ SEQ=${BENCH_SEQ:-100}
 SEQ_GAP_MS=${BENCH_SEQ_GAP_MS:-30}
 SRP_REPS=${BENCH_SRP:-12}
 STORMS=${BENCH_STORMS:-16 64 256}
+STORM_REPS=${BENCH_STORM_REPS:-3}
 MEM_N=${BENCH_MEM_N:-64}
 MEM_COUNTS=${BENCH_MEM_COUNTS:-3}
 FIO_S=${BENCH_FIO_S:-6}
@@ -249,14 +251,19 @@ phase_ib_srp() {
 }
 
 # N logins at once from distinct initiator port ids (hold 0: each logs out
-# right after every login was answered).
+# right after every login was answered), STORM_REPS times per size, into
+# storm_N.r1.txt, storm_N.r2.txt, ...: one storm's logins/s moved by 2-4x
+# between runs on a busy host (the floor's too), so the report takes the
+# median over the storms of a size and shows their spread.
 phase_storm() {
-	local n
+	local n r
 	for n in $STORMS; do
-		say "$TARGET: storm of $n"
-		wait_qps 0 120
-		cli --concurrent "$n" --timeout-ms 120000 >"$RAW/storm_$n.txt" 2>&1
-		tail -n 1 "$RAW/storm_$n.txt"
+		for r in $(seq 1 "$STORM_REPS"); do
+			say "$TARGET: storm of $n ($r of $STORM_REPS)"
+			wait_qps 0 120
+			cli --concurrent "$n" --timeout-ms 120000 >"$RAW/storm_$n.r$r.txt" 2>&1
+			tail -n 1 "$RAW/storm_$n.r$r.txt"
+		done
 	done
 	wait_qps 0 120
 }
@@ -372,7 +379,7 @@ setup || { say "setup failed"; exit 1; }
 	echo "cpus=$(nproc)"
 	echo "memtotal_kb=$(meminfo MemTotal)"
 	echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-	echo "seq=$SEQ seq_gap_ms=$SEQ_GAP_MS srp_reps=$SRP_REPS storms=${STORMS// /,} mem_n=$MEM_N mem_counts=$MEM_COUNTS fio_s=$FIO_S fio_rounds=$FIO_ROUNDS"
+	echo "seq=$SEQ seq_gap_ms=$SEQ_GAP_MS srp_reps=$SRP_REPS storms=${STORMS// /,} storm_reps=$STORM_REPS mem_n=$MEM_N mem_counts=$MEM_COUNTS fio_s=$FIO_S fio_rounds=$FIO_ROUNDS"
 	echo "login_opts=$LOGIN_OPTS"
 	[ -z "${BENCH_ICOUNT:-}" ] || echo "icount=$BENCH_ICOUNT"
 } >"$OUT/raw/meta.txt"

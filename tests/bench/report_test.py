@@ -125,6 +125,44 @@ ours["storm"][16] = logins([10] * 15, rejected=1)
 gl = report.goals({"ours": ours, "intree": floor, "floor": floor}, [16])
 check("a fast storm with one login rejected misses the goal", goal(gl, "storm 16: logins/s")["met"] is False)
 
+# Phase storm's repetitions (guest.sh phase_storm): per size, the median
+# over its storms, their spread, and every login of them counted.
+def storm_file(path, lat_ms, rejected=0):
+    lines = [f"login={k} result=established cm_status=0 latency_us={int(v * 1000)} reason=0x0"
+             for k, v in enumerate(lat_ms)]
+    lines += [f"login={len(lat_ms) + k} result=rejected cm_status=28 latency_us=1000 reason=0x10001"
+              for k in range(rejected)]
+    write(path, "\n".join(lines + [f"summary span_us={int(max(lat_ms) * 1000)}"]) + "\n")
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    storm_file(os.path.join(tmp, "storm_16.r1.txt"), [10] * 16)   # 1600/s
+    storm_file(os.path.join(tmp, "storm_16.r2.txt"), [40] * 16)   # 400/s
+    storm_file(os.path.join(tmp, "storm_16.r3.txt"), [20] * 15, rejected=1)  # 750/s
+    storm_file(os.path.join(tmp, "storm_64.txt"), [50] * 64)      # an older run: one storm
+    write(os.path.join(tmp, "storm_256.r1.txt"), "")               # a storm with no output
+    st = report.storm_stats(tmp)
+    s16 = st.get(16, {})
+    check("a size's logins/s is the median over its storms (400, 750, 1600: 750)",
+          abs(s16.get("logins_per_s", 0) - 750) < 1e-6)
+    check("and its spread is (max - min) / median (1200 / 750)",
+          abs(s16.get("logins_per_s_spread", 0) - 1200 / 750) < 1e-9)
+    check("the slowest login is the median of the storms' slowest (20 ms)", s16.get("slowest_us") == 20000)
+    check("every login of the storms counts: 48, 47 established, 1 rejected",
+          s16.get("n") == 48 and s16.get("established") == 47 and s16.get("rejected") == 1 and s16.get("reps") == 3)
+    check("an older run's single storm_N.txt is one storm", st.get(64, {}).get("reps") == 1 and
+          abs(st[64]["logins_per_s"] - 64 / 0.05) < 1e-6 and st[64]["logins_per_s_spread"] is None)
+    check("a size whose storms had no output is left out", 256 not in st)
+    fl = {"login_seq": logins([1]), "login_seq_gap": logins([1]), "storm": {16: dict(s16)}, "mem": None}
+    fl["storm"][16]["logins_per_s"] = 1000.0
+    gl = report.goals({"ours": {"login_seq": logins([1]), "login_seq_gap": logins([1]),
+                                "storm": {16: s16}, "mem": None}, "intree": None, "floor": fl}, [16])
+    g16 = goal(gl, "storm 16: logins/s")
+    check("the storm goal is the ratio of the medians (0.75x) and fails on the one rejection",
+          abs(g16["measured"] - 0.75) < 1e-9 and g16["met"] is False)
+    check("its note says how many storms back it and their spread",
+          "ours' 3 storms (spread 160%)" in g16["note"] and "the floor's 3 storms" in g16["note"])
+
 # Phase mem's counts (guest.sh mem_count): medians, spread, the ratio's range.
 def mem_file(path, before_avail, during_avail, n=64):
     write(path, f"channels={n}\nbefore_MemAvailable={before_avail}\nbefore_Slab=1000\n"
