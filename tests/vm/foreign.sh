@@ -28,13 +28,18 @@ console_report_lines() {
 # case_first_report FILE: prints, as TAP comments, FILE's first kernel report
 # with the 3 lines before it (SLUB names the overwritten bytes there) and up
 # to 60 lines of it (its stacks, and for SLUB where the object was allocated
-# and freed); nothing when FILE holds no report.
+# and freed); nothing when FILE holds no report. The register dump, the
+# code bytes and the hardware line are left out (FILE keeps them): CI shows
+# the first twenty-odd lines of a failed suite, and with them in, a soft
+# lockup's report ended there before its first frame (CI of stop 38).
 case_first_report() {
 	local f=$1 n
 	n=$(console_report_lines "$f" | head -n 1 | cut -d: -f1)
 	[ -n "$n" ] || return 0
-	echo "# --- the first kernel report of the case ($f, line $n)"
-	sed -n "$((n > 3 ? n - 3 : 1)),$((n + 59))p" "$f" | sed 's/^/#   /'
+	echo "# --- the first kernel report of the case ($f, line $n; registers and code bytes left out)"
+	tail -n "+$((n > 3 ? n - 3 : 1))" "$f" |
+		grep -v -E '\] (Code|RSP|RAX|RDX|RBP|R10|R13|FS|CS|CR2|DR0|DR3|PKRU): |\] Hardware name: ' |
+		head -n 63 | sed 's/^/#   /'
 }
 
 # console_taints FILE: the flags of every report on FILE, one per line:

@@ -177,6 +177,42 @@ first_report_slub() {
 		! grep -q 'srpt-vm-mark' <<<"$o"
 }
 check "case_first_report prints the SLUB report from its overwritten line through its stacks" first_report_slub
+# A soft lockup's report: its frames come within the first twenty lines
+# printed, the register dump and code bytes do not.
+cat >"$tmp/d-lockup" <<'C'
+[ 1339.710244] bash (6986): drop_caches: 3
+[ 1368.982900] watchdog: BUG: soft lockup - CPU#1 stuck for 26s! [bash:7599]
+[ 1368.983148] Modules linked in: null_blk ib_srpt(OE) rdma_ucm sd_mod
+[ 1368.984135] CPU: 1 UID: 0 PID: 7599 Comm: bash Tainted: G           OE      6.12.117+deb12-amd64 #1
+[ 1368.984352] Tainted: [O]=OOT_MODULE, [E]=UNSIGNED_MODULE
+[ 1368.984364] Hardware name: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014
+[ 1368.984444] RIP: 0010:clear_page_erms+0xb/0x20
+[ 1368.984997] Code: 48 8d 7f 40 75 d9 90 c3 cc cc cc cc 0f 1f 00 90 90 90
+[ 1368.985148] RSP: 0000:ff851fc200ac3b60 EFLAGS: 00000246
+[ 1368.985180] RAX: 0000000000000000 RBX: ff301ab1bb640c80 RCX: 0000000000000cd2
+[ 1368.985190] RDX: fff04475800c0540 RSI: fff04475800c0580 RDI: ff301ab14301532e
+[ 1368.985199] RBP: 0000000000000001 R08: ffffff800000007c R09: 0000000000000000
+[ 1368.985208] R10: 0000000055555554 R11: 0000000000000000 R12: ff301ab1bb640c80
+[ 1368.985219] R13: 0000000000000003 R14: 0000000000000000 R15: 0000000000000000
+[ 1368.985290] FS:  00007ff309665740(0000) GS:ff301ab1b9300000(0000) knlGS:0000000000000000
+[ 1368.985312] CS:  0010 DS: 0000 ES: 0000 CR0: 0000000080050033
+[ 1368.985323] CR2: 00007ff309841a88 CR3: 0000000003918000 CR4: 0000000000751ef0
+[ 1368.985330] Call Trace:
+[ 1368.985331]  <IRQ>
+[ 1368.985332]  ? watchdog_timer_fn+0x21b/0x2a0
+[ 1368.985333]  </IRQ>
+[ 1368.985334]  <TASK>
+[ 1368.985335]  get_page_from_freelist+0x5f1/0x1180
+C
+first_report_lockup() {
+	local o
+	o=$(case_first_report "$tmp/d-lockup" | head -n 20)
+	grep -q '^#   .*soft lockup - CPU#1' <<<"$o" &&
+		grep -q '^#   .*RIP: 0010:clear_page_erms' <<<"$o" &&
+		grep -q '^#   .*get_page_from_freelist' <<<"$o" &&
+		! grep -q -e 'RAX: ' -e 'Code: ' -e 'Hardware name' <<<"$o"
+}
+check "case_first_report's first 20 lines reach a soft lockup's frames, without its registers" first_report_lockup
 check "case_first_report prints nothing for a slice without a report" \
 	test -z "$(case_first_report "$tmp/c-clean")"
 
