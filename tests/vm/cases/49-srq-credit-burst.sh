@@ -4,7 +4,7 @@
 # holds every one until it sees the RTU. Exactly the credits: all answered
 # after the RTU. One more: only an SRQ has a buffer for it (an own receive
 # queue has as many as the credits), and the target closes that channel
-# ("more request IUs than credits") without answering, instead of
+# ("more request IUs than credits") without taking it, instead of
 # overrunning its table of held IUs. Every SRQ buffer goes back: the next
 # channel's burst is answered in full, and after each channel the objects,
 # allocations and rxe0's QPs and CQs return to their baseline and the cm_id
@@ -46,8 +46,16 @@ assert_eq "$CLOSED" 0 "target closed the channel after $credits"
 fault_check_clean "after $credits"
 
 kmsg_mark "49 beyond"
+# The target's device took all of them (their RC ACKs) before the RTU went
+# out, but the target itself sees the RTU (CM path) and the receive
+# completions (CQ path) in whatever order its workers run them: when the
+# RTU comes first, the channel is live and answers the IUs it has seen
+# until the one beyond the credits arrives while it still holds all 64
+# (6.1, 2026-12-05: 17 answers). So the number of answers is the guest's
+# timing; what is not is that the IU beyond the credits is never taken:
+# the channel closes, and no more than its credits are answered.
 burst "one more than the credits" $((credits + 1))
-assert_eq "$ANSWERS" 0 "answers to a burst of $((credits + 1))"
+[ "$ANSWERS" -le "$credits" ] || fail "answers to a burst of $((credits + 1)): $ANSWERS, more than the $credits credits"
 assert_eq "$CLOSED" 1 "target closed the channel after $((credits + 1))"
 expect_dmesg_since "49 beyond" "request IU beyond its $credits credits" "the overrun's log line"
 expect_dmesg_since "49 beyond" "closing: more request IUs than credits" "the close reason"
