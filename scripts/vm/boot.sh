@@ -88,12 +88,45 @@ dbg=
 # turned it on later made the kernel find 2 MiB of contiguous memory then,
 # migrating pages and splitting the direct map: 0.1 to 2.8 s in a quiet
 # guest (2026-12-04). The first CI run of case 36 doing that (16th case in
-# its guest) failed on a soft lockup of 26 s in bash, which the late start
-# is the likeliest cause of; it did not recur here. Case 36 now only
-# shortens the interval. SRPT_VM_KFENCE=MS sets the interval, empty leaves
+# its guest) failed on a soft lockup of 26 s in bash, which was blamed on
+# the late start; it came again in CI with KFENCE on from boot, and its
+# cause was the guest's clock (the TSC, below). Case 36 now only shortens
+# the interval. SRPT_VM_KFENCE=MS sets the interval, empty leaves
 # the kernel's own (the benchmark's guests: Debian's kernel as it ships).
 kfence=
 [ -z "${SRPT_VM_KFENCE-100}" ] || kfence="kfence.sample_interval=${SRPT_VM_KFENCE-100}"
+
+# The guest's TSC frequency, given (tsc_early_khz=) rather than calibrated.
+# A TCG guest's TSC is the host's, but the kernel calibrates it against the
+# emulated PIT and HPET, and on a loaded host that goes wrong: "PIT
+# calibration deviates from HPET: 53551 2692798 ... Detected 53.551 MHz"
+# (6.12, three guests on two cores, 2026-12-05) made every clock and timer
+# of the guest run tens of times too fast until the TSC was declared
+# unstable; an RCU stall was reported at 67 s of boot, and the guest's
+# uptime at power-off was 315 s after 232 s of QEMU. Measured on the host
+# (scripts/vm/tsc-khz.c) at each boot; run.sh checks the guest's clock
+# against the host's (tests/vm/clock.sh). SRPT_VM_TSC_KHZ=N gives N,
+# empty leaves the calibration to the guest. Given, the TSC is also declared
+# reliable (tsc=reliable): QEMU reads one host TSC for every vCPU, so they
+# are in step, but the kernel's checks said otherwise under TCG in 24 of
+# about 60 boots here ("TSCs unsynchronized" at boot, or the clocksource
+# watchdog's "excessive read-back delay" of HPET mid-run), and the guest then
+# kept time with the emulated HPET: an MMIO exit into QEMU, under its global
+# lock, for every clock read of either vCPU. Under -icount the guest's TSC
+# follows executed instructions, not the host's: calibrated there.
+tsc=
+if [ -z "${SRPT_VM_ICOUNT:-}" ]; then
+	khz=${SRPT_VM_TSC_KHZ-}
+	if [ -z "${SRPT_VM_TSC_KHZ+set}" ]; then
+		tool=$VM_DIR/tsc-khz
+		if [ ! -x "$tool" ] || [ "$SRPT_ROOT/scripts/vm/tsc-khz.c" -nt "$tool" ]; then
+			gcc -O2 -Wall -Wextra -Werror -o "$tool.$$" "$SRPT_ROOT/scripts/vm/tsc-khz.c" &&
+				mv -f "$tool.$$" "$tool" || vm_die "building $tool failed"
+		fi
+		khz=$("$tool") || vm_die "measuring the host's TSC frequency failed"
+	fi
+	[ -z "$khz" ] || { tsc="tsc_early_khz=$khz tsc=reliable"; vm_log "guest TSC: $khz kHz (tsc_early_khz)"; }
+fi
 
 qemu=(qemu-system-x86_64
 	-accel tcg -cpu max -smp "$smp" -m "$mem"
@@ -105,7 +138,7 @@ qemu=(qemu-system-x86_64
 	# log_buf_len: the per-case kernel log scan reads dmesg, which must not wrap.
 	# no_timer_check: under TCG on a loaded host the IO-APIC timer check can
 	# miss its window and panic the boot ("IO-APIC + timer doesn't work!").
-	-append "console=ttyS0 panic=-1 log_buf_len=16M no_timer_check $slub $kfence $dbg srptvm.out=$out srptvm.modules=$VM_MODDIR"
+	-append "console=ttyS0 panic=-1 log_buf_len=16M no_timer_check $tsc $slub $kfence $dbg srptvm.out=$out srptvm.modules=$VM_MODDIR"
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 	-virtfs "local,path=$out,mount_tag=srptout,security_model=none,multidevs=remap")
 

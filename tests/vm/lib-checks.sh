@@ -216,6 +216,33 @@ check "case_first_report's first 20 lines reach a soft lockup's frames, without 
 check "case_first_report prints nothing for a slice without a report" \
 	test -z "$(case_first_report "$tmp/c-clean")"
 
+# guest_clock_verdict (clock.sh): the guest's uptime at the job's end
+# against QEMU's time. The fast one is the run of 2026-12-05 whose guest
+# had calibrated its TSC at 53.551 MHz.
+. "$SRPT_ROOT/tests/vm/clock.sh"
+clock_console() { # clock_console FILE UPTIME
+	printf '[    1.000000] clocksource: Switched to clocksource tsc\nsrpt-vm-init: job exited with status 0 (%ss), powering off\n[  %s] reboot: Power down\n' "$2" "$2" >"$1"
+}
+clock_console "$tmp/k-fast" 314.93; echo 231.9 >"$tmp/k-fast.el"
+clock_console "$tmp/k-good" 140.02; echo 149.7 >"$tmp/k-good.el"
+clock_console "$tmp/k-slow" 700.5; echo 1500.0 >"$tmp/k-slow.el"
+clock_console "$tmp/k-long" 1410.2; echo 1500.0 >"$tmp/k-long.el"
+printf 'srpt-vm-init: starting job\n' >"$tmp/k-died"; echo 80.0 >"$tmp/k-died.el"
+clock_is() { # clock_is RC CONSOLE ELAPSED BOOTS: guest_clock_verdict returns RC
+	local rc=0
+	guest_clock_verdict "$2" "$3" "$4" >/dev/null || rc=$?
+	[ "$rc" = "$1" ]
+}
+check "a guest up 314.9 s after 231.9 s of QEMU ran fast" clock_is 1 "$tmp/k-fast" "$tmp/k-fast.el" 1
+check "a guest up 140.0 s after 149.7 s of QEMU kept pace" clock_is 0 "$tmp/k-good" "$tmp/k-good.el" 1
+check "a guest up 700.5 s after 1500 s of QEMU ran slow" clock_is 1 "$tmp/k-slow" "$tmp/k-slow.el" 1
+check "... unless a boot before it counts in QEMU's time" clock_is 0 "$tmp/k-slow" "$tmp/k-slow.el" 2
+check "a guest up 1410.2 s after 1500 s of QEMU kept pace" clock_is 0 "$tmp/k-long" "$tmp/k-long.el" 1
+check "a guest that did not finish its job is not judged" clock_is 2 "$tmp/k-died" "$tmp/k-died.el" 1
+check "the fast verdict says by how much" \
+	grep -q 'ran fast: uptime 314.9 s when its job ended, after 231.9 s of QEMU (1.36x)' \
+	<(guest_clock_verdict "$tmp/k-fast" "$tmp/k-fast.el" 1)
+
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -59,6 +59,7 @@ set -uo pipefail
 SRPT_ROOT=$(cd "$(dirname "$0")/../.." && pwd -P)
 . "$SRPT_ROOT/scripts/vm/common.sh"
 . "$SRPT_ROOT/tests/vm/foreign.sh"
+. "$SRPT_ROOT/tests/vm/clock.sh"
 
 module=${SRPT_MODULE:-$(vm_default_module)}
 selftest=${SRPT_VM_SELFTEST:-}
@@ -191,7 +192,7 @@ write_job 0 "${cases[@]}"
 
 # ---- boot, streaming results as the guest writes them
 n=${#cases[@]}
-total=$((n + 2))
+total=$((n + 3))
 echo "TAP version 13"
 if [ -n "$selftest" ]; then
 	echo "# kernel $KVER, runner self-test ($selftest): failures are expected"
@@ -349,6 +350,21 @@ else
 		"$(echo "$hits" | head -n 1 | sed 's/^[^:]*:[0-9]*:\(\[[ 0-9.]*\] \)\{0,1\}//')"
 	echo "# --- report lines in $out/console*.log (file:line:text)"
 	echo "$hits" | sed 's/^/#   /'
+fi
+
+# Host check 3: the guest's clock kept the host's pace (tests/vm/clock.sh);
+# a wrong one skews every timeout and stall detector of the run.
+if [ -n "${SRPT_VM_ICOUNT:-}" ]; then
+	report $((n + 3)) skip "guest clock kept the host's pace" "-icount: guest time follows instructions"
+else
+	boots=$((1 + $(find "$out" -maxdepth 1 -name 'console.boot*.log' | wc -l)))
+	clock=$(guest_clock_verdict "$out/console.log" "$out/elapsed" "$boots")
+	case $? in
+	0) report $((n + 3)) ok "guest clock kept the host's pace" ""; echo "# guest clock: $clock" ;;
+	2) report $((n + 3)) skip "guest clock kept the host's pace" "$clock" ;;
+	*) report $((n + 3)) fail "guest clock kept the host's pace" "$clock"
+	   grep -a -E 'tsc: |clocksource: ' "$out/console.log" | head -n 12 | sed 's/^/#   /' ;;
+	esac
 fi
 
 echo "# guest boot+run: $(cat "$out/elapsed" 2>/dev/null || echo '?')s, total ${secs}s"

@@ -29,7 +29,10 @@
 #                srpt_vm_selftest
 # and the host checks must fail: the guest did not run all cases (it died),
 # the serial console holds the reports; run.sh must exit non-zero.  This
-# script PASSES exactly when all of that holds.
+# script PASSES exactly when all of that holds. Without --debug, three more
+# runs prove the runner's own rules: a boot stuck before its job is booted
+# again, a foreign crash is booted again once, and a guest given a fiftieth
+# of the host's TSC frequency fails the clock check (tests/vm/clock.sh).
 #
 # usage: tests/vm/selftest.sh [--debug] [run.sh options]
 # Output: the runner's TAP indented as diagnostics, then one TAP line and
@@ -148,6 +151,23 @@ if [ $debug = 0 ]; then
 		grep -q '^not ok 3 - serial console has no kernel bug reports: ' "$blog" &&
 		[ "$(grep -c '^crash' "$fout/foreign-crashed")" = 2 ]; } ||
 		problems+=("a foreign crash in every boot did not fail after one boot more (see $blog)")
+
+	# A guest whose clock runs at the wrong pace (tests/vm/clock.sh): given a
+	# fiftieth of the host's TSC frequency, as a calibration under load once
+	# made it (53.551 MHz), the run must fail the clock check.
+	also="$also; a guest clock 50 times fast failed its check"
+	khz=$("$SRPT_ROOT/build/vm/tsc-khz" 2>/dev/null)
+	if [ -z "$khz" ]; then
+		problems+=("no host TSC frequency from build/vm/tsc-khz (scripts/vm/boot.sh builds it)")
+	else
+		SRPT_VM_TSC_KHZ=$((khz / 50)) "$SRPT_ROOT/tests/vm/run.sh" --out "$SRPT_ROOT/build/vm/runs/selftest-clock" \
+			"$@" 01-load >"$blog" 2>&1
+		brc=$?
+		sed 's/^/# | /' "$blog"
+		{ [ "$brc" != 0 ] &&
+			grep -Eq "^not ok [0-9]+ - guest clock kept the host's pace: the guest clock ran fast" "$blog"; } ||
+			problems+=("a guest given a fiftieth of the TSC frequency did not fail the clock check (see $blog)")
+	fi
 fi
 
 if [ ${#problems[@]} -eq 0 ]; then
