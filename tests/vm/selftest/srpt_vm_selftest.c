@@ -13,6 +13,15 @@
  *              half-loaded module stays behind, which is fine for a test guest.
  *   mode=hang  sleep uninterruptibly in module init for an hour: insmod sits
  *              in D state, immune to SIGKILL (the runner's hung-case path)
+ *   mode=spin  busy-wait spin_s seconds in a loop with no scheduling point:
+ *              under PREEMPT_VOLUNTARY (6.1, 6.12 and the debug kernel) the
+ *              CPU never schedules, which the soft-lockup detector reports
+ *              once 2 * watchdog_thresh seconds have passed (the guests boot
+ *              with watchdog_thresh=30, scripts/vm/boot.sh). Preemption
+ *              stays on: PREEMPT_RCU then takes the tick as a quiescent
+ *              state, whereas with preemption off its stall report at 21 s
+ *              touched the soft-lockup watchdog, and a 100 s spin got only
+ *              that report.
  *
  * The detector modes need the debug kernel (scripts/debug-kernel/); on a
  * kernel without the detector they run quietly, and the runner's self-test
@@ -53,7 +62,10 @@
 
 static char *mode = "none";
 module_param(mode, charp, 0444);
-MODULE_PARM_DESC(mode, "none | warn | oops | hang | kasan | lockorder | atomic | leak");
+MODULE_PARM_DESC(mode, "none | warn | oops | hang | spin | kasan | lockorder | atomic | leak");
+static unsigned int spin_s;
+module_param(spin_s, uint, 0444);
+MODULE_PARM_DESC(spin_s, "mode=spin: seconds to spin with preemption off");
 
 /* volatile: the compiler must really load through the NULL pointer. */
 static int *volatile srpt_vm_selftest_null;
@@ -100,6 +112,14 @@ static noinline void srpt_vm_selftest_atomic(void)
 	kfree(p);
 }
 
+static noinline void srpt_vm_selftest_spin(void)
+{
+	unsigned int ms;
+
+	for (ms = 0; ms < spin_s * 1000; ms++)
+		mdelay(1);
+}
+
 #define SRPT_VM_SELFTEST_LEAKS 8
 
 static noinline void srpt_vm_selftest_leak(void)
@@ -125,6 +145,8 @@ static int __init srpt_vm_selftest_init(void)
 		pr_info("srpt_vm_selftest: survived the NULL store?\n");
 	} else if (!strcmp(mode, "hang")) {
 		ssleep(3600);
+	} else if (!strcmp(mode, "spin")) {
+		srpt_vm_selftest_spin();
 	} else if (!strcmp(mode, "kasan")) {
 		srpt_vm_selftest_kasan();
 	} else if (!strcmp(mode, "lockorder")) {
