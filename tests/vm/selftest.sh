@@ -18,7 +18,8 @@
 #   03-oops      mode=oops -> must be "not ok", reason naming Oops (the guest survives it)
 #   12-spin      100 s without scheduling -> "not ok", reason naming "soft
 #                lockup" (the guests' threshold is 60 s, scripts/vm/boot.sh);
-#                before 03-oops, whose half-loaded module stays behind
+#                before 03-oops, whose half-loaded module stays behind, and
+#                before 09-leak, whose module stays loaded
 #   04-crash     sysrq-c   -> must be "not ok" (the guest died during it), and
 #                not booted again (flag O: out-of-tree modules were loaded)
 # With --debug (the debug kernel, SRPT_DEBUG_KERNEL=1), instead of warn and
@@ -53,7 +54,7 @@ log=$SRPT_ROOT/build/vm/selftest-run.log
 mkdir -p "$(dirname "$log")"
 
 if [ $debug = 1 ]; then
-	modes=none,lockorder,atomic,kasan,leak,srpt-leak,spin,crash
+	modes=none,lockorder,atomic,kasan,spin,leak,srpt-leak,crash
 	what="lockdep, atomic sleep, KASAN, kmemleak, module-exit leak, soft lockup and crash"
 	out=$SRPT_ROOT/build/vm/runs/selftest-debug
 else

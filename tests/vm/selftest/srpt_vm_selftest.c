@@ -65,7 +65,7 @@ module_param(mode, charp, 0444);
 MODULE_PARM_DESC(mode, "none | warn | oops | hang | spin | kasan | lockorder | atomic | leak");
 static unsigned int spin_s;
 module_param(spin_s, uint, 0444);
-MODULE_PARM_DESC(spin_s, "mode=spin: seconds to spin with preemption off");
+MODULE_PARM_DESC(spin_s, "mode=spin: seconds to spin without a scheduling point");
 
 /* volatile: the compiler must really load through the NULL pointer. */
 static int *volatile srpt_vm_selftest_null;
