@@ -138,7 +138,7 @@ fi
 # CI, dd in cases 47 and 48) had a guest task in clear_page_erms, the first
 # write to a page the guest had never used, and nothing of ours on the
 # stack. A CPU that really stops scheduling is still reported, after 60 s: the
-# runner's self-test spins 100 s without a scheduling point and must fail
+# runner's self-test spins without a scheduling point and must fail
 # (tests/vm/selftest/cases/12-spin.sh). Other detectors keep their
 # thresholds (RCU stalls 21 s, hung tasks 120 s).
 lockup="watchdog_thresh=30"
