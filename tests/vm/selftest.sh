@@ -79,8 +79,10 @@ grep -q 'srpt-vm-mark: end 1 01-none' "$out/console.log" 2>/dev/null ||
 	problems+=("no end marker of the control case on the console")
 # expect CASE ERE WHAT: the case is "not ok" with a reason matching ERE.
 expect() {
-	grep -Eq "^not ok [0-9]+ - $1: $2" "$log" ||
-		problems+=("$3 was not reported 'not ok' with a reason matching /$2/")
+	local said
+	grep -Eq "^not ok [0-9]+ - $1: $2" "$log" && return
+	said=$(grep -E -m 1 "^(not )?ok [0-9]+ - $1(:|\$)" "$log" | cut -c 1-300)
+	problems+=("$3 was not reported 'not ok' with a reason matching /$2/ (the runner said: ${said:-nothing of the case})")
 }
 if [ $debug = 1 ]; then
 	expect 07-lockorder '.*possible circular locking dependency' "the lockdep AB-BA case"
