@@ -99,7 +99,7 @@ else
 	expect 02-warn '.*WARNING' "the WARN_ON case"
 	expect 03-oops '.*Oops' "the Oops case"
 fi
-expect 12-spin '.*soft lockup' "the soft-lockup case (a CPU that never schedules, up to 160 s)"
+expect 12-spin '.*soft lockup' "the soft-lockup case (a CPU that never schedules, up to 180 s)"
 grep -Eq '^not ok [0-9]+ - serial console has no kernel bug reports: ' "$log" ||
 	problems+=("the host's console scan did not report the kernel reports")
 grep -Eq '^not ok [0-9]+ - 04-crash: guest stopped' "$log" ||
