@@ -10,11 +10,6 @@
 # in put the report at 114 s, 2026-12-06). The cap, 104 s past the
 # latest report of an untouched spin, bounds only a detector that never
 # fires.
-# History: a fixed 100 s spin in mdelay() went unreported in CI
-# (2026-12-05) and a 160 s one in the clean-clone make check of
-# 2026-12-06, both on 6.1, which make check's self-test boots: 6.1's RCU
-# reported a stall of the spinning CPU at 21 s and every 63 s after, each
-# report touching the detector (below).
 # The script itself passes; the runner MUST fail this case from the kernel
 # log with "soft lockup": the raised threshold still catches a CPU that
 # never schedules. The self-test's kernels (6.1 for make check, 6.12, the
@@ -26,8 +21,11 @@ thresh=$(cat /proc/sys/kernel/watchdog_thresh)
 # RCU's stall report touches the soft-lockup detector on the CPU it names
 # (print_cpu_stall_info -> touch_nmi_watchdog). On 6.1 this loop gets one
 # at 21 s and every 63 s after even with preemption on, and no soft-lockup
-# report in 160 s (2026-12-06); on 6.12 none came. The case proves the
-# soft-lockup detector, so RCU's stall reports are off for the spin.
+# report in 160 s (2026-12-06); on 6.12 none came. That is how the spin went
+# unreported in CI (2026-12-05) and in a clean-clone make check
+# (2026-12-06), both on 6.1, which make check's self-test boots. The case
+# proves the soft-lockup detector, so RCU's stall reports are off for the
+# spin.
 suppress=/sys/module/rcupdate/parameters/rcu_cpu_stall_suppress
 was=$(cat "$suppress") || fail "cannot read $suppress"
 trap 'echo "$was" >"$suppress"' EXIT
