@@ -33,7 +33,8 @@
 # BENCH_MEM_N (64), BENCH_MEM_COUNTS (phase mem's counts, 3), BENCH_FIO_S
 # (seconds per fio job, 6), BENCH_FIO_ROUNDS (5), BENCH_FIO_CPU (the CPU
 # fio is pinned to, 1; empty: not pinned),
-# BENCH_PHASES (default "seq storm mem ib_srp fio"), BENCH_ICOUNT (only
+# BENCH_PHASES (default "seq storm mem ib_srp fio"), BENCH_OURS_PARAMS (more
+# module parameters of ours, words), BENCH_ICOUNT (only
 # recorded in meta.txt: the -icount this guest runs under, if any).
 #
 # fio runs last, in rounds that alternate the SRP targets (in-tree, ours,
@@ -65,6 +66,7 @@ FIO_S=${BENCH_FIO_S:-6}
 FIO_ROUNDS=${BENCH_FIO_ROUNDS:-5}
 FIO_CPU=${BENCH_FIO_CPU-1}
 PHASES=${BENCH_PHASES:-seq storm mem ib_srp fio}
+OURS_PARAMS=${BENCH_OURS_PARAMS:-}
 # Ours' max_channels_per_nexus: the largest storm, at least the default (64).
 NEXUS_MAX=64
 for n in $STORMS; do [ "$n" -le "$NEXUS_MAX" ] || NEXUS_MAX=$n; done
@@ -147,7 +149,7 @@ target_up() {
 		local params=()
 		if [ "$TARGET" = ours ]; then
 			SRPT_MODULE=$BENCH_OURS
-			params=("max_channels_per_nexus=$NEXUS_MAX")
+			params=("max_channels_per_nexus=$NEXUS_MAX" $OURS_PARAMS)
 		else
 			SRPT_MODULE=$BENCH_INTREE
 		fi
