@@ -13,6 +13,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <srpt/abi/alloc.h>
@@ -40,6 +41,20 @@ struct srpt_k_ring {
   uint8_t* mem = nullptr;
 };
 
+// A kernel work item on its own threads: queue() starts a thread unless a
+// run is pending, and the run clears "pending" as it starts (as the
+// workqueue core does, so a running item may be queued again). cancel()
+// drops a run not yet started and waits for one running; a run queued for
+// later only waits (the tests drive no timers).
+struct srpt_k_work {
+  void (*fn)(void* arg) = nullptr;
+  void* arg = nullptr;
+  std::mutex m;
+  bool pending = false;
+  bool later = false;
+  std::vector<std::thread> runs;
+};
+
 struct srpt_k_srq {
   std::mutex m;
   srpt_k_ring ring;
@@ -53,6 +68,7 @@ std::atomic<size_t> bug_count{0};
 std::atomic<size_t> srq_leaks{0};
 std::atomic<size_t> srq_doubles{0};
 std::atomic<size_t> srq_destroys{0};
+std::atomic<size_t> live_ring_count{0};
 
 std::mutex log_lock;
 std::vector<std::string> log_text;
@@ -97,6 +113,8 @@ int take_posted(srpt_k_srq* srq) {
 size_t srq_destroyed_with_buffers_out() { return srq_leaks.load(); }
 size_t srq_double_posts() { return srq_doubles.load(); }
 size_t srqs_destroyed() { return srq_destroys.load(); }
+
+size_t live_rings() { return live_ring_count.load(); }
 
 }  // namespace kthreads
 
@@ -177,6 +195,73 @@ int srpt_k_srq_create(struct srpt_k_device*, uint32_t* count, uint32_t buf_size,
 }
 
 struct srpt_k_ring* srpt_k_srq_ring(struct srpt_k_srq* srq) noexcept { return &srq->ring; }
+
+int srpt_k_ring_create(struct srpt_k_device*, uint32_t count, uint32_t size, uint32_t,
+                       enum srpt_ring_dir, struct srpt_k_ring** out) noexcept {
+  srpt_k_ring* ring = new (std::nothrow) srpt_k_ring;
+  if (ring == nullptr) return -ENOMEM;
+  ring->size = size;
+  ring->mem = static_cast<uint8_t*>(calloc(count, size));
+  if (ring->mem == nullptr) {
+    delete ring;
+    return -ENOMEM;
+  }
+  live_ring_count++;
+  *out = ring;
+  return 0;
+}
+
+void srpt_k_ring_destroy(struct srpt_k_ring* ring) noexcept {
+  if (ring == nullptr) return;
+  free(ring->mem);
+  delete ring;
+  live_ring_count--;
+}
+
+int srpt_k_work_create(void (*fn)(void* arg), void* arg, struct srpt_k_work** out) noexcept {
+  srpt_k_work* w = new (std::nothrow) srpt_k_work;
+  if (w == nullptr) return -ENOMEM;
+  w->fn = fn;
+  w->arg = arg;
+  *out = w;
+  return 0;
+}
+
+void srpt_k_work_queue(struct srpt_k_work* w) noexcept {
+  std::lock_guard<std::mutex> g(w->m);
+  if (w->pending) return;
+  w->pending = true;
+  w->runs.emplace_back([w] {
+    {
+      std::lock_guard<std::mutex> started(w->m);
+      if (!w->pending) return;  // cancelled before it ran
+      w->pending = false;
+    }
+    w->fn(w->arg);
+  });
+}
+
+void srpt_k_work_queue_after(struct srpt_k_work* w, uint32_t) noexcept {
+  std::lock_guard<std::mutex> g(w->m);
+  w->later = true;
+}
+
+void srpt_k_work_cancel(struct srpt_k_work* w) noexcept {
+  std::vector<std::thread> runs;
+  {
+    std::lock_guard<std::mutex> g(w->m);
+    w->pending = false;
+    w->later = false;
+    runs.swap(w->runs);
+  }
+  for (std::thread& t : runs) t.join();
+}
+
+void srpt_k_work_destroy(struct srpt_k_work* w) noexcept {
+  if (w == nullptr) return;
+  srpt_k_work_cancel(w);
+  delete w;
+}
 
 uint8_t* srpt_k_ring_buf(struct srpt_k_ring* ring, uint32_t index) noexcept {
   return ring->mem + static_cast<size_t>(index) * ring->size;

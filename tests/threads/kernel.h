@@ -41,4 +41,7 @@ size_t srq_destroyed_with_buffers_out();
 size_t srq_double_posts();
 size_t srqs_destroyed();
 
+// Rings srpt_k_ring_create() made and srpt_k_ring_destroy() has not freed.
+size_t live_rings();
+
 }  // namespace kthreads

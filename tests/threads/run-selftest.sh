@@ -32,7 +32,7 @@ if [ -z "$passed" ] || [ "$passed" -eq 0 ]; then
 fi
 
 # mode and the test it breaks
-for pair in gate:DispatchGateThreadsTest.* srq:SrqThreadsTest.*; do
+for pair in gate:DispatchGateThreadsTest.* srq:SrqThreadsTest.* ring:RecvRingCacheThreadsTest.*; do
 	mode=${pair%%:*}
 	filter=${pair#*:}
 	mlog=$out/selftest-$mode.log
