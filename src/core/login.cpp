@@ -452,23 +452,20 @@ void Target::show_channels(srpt_k_seq* seq) {
 
 void Target::show_objects(srpt_k_seq* seq) {
   const ObjectCounts c = counters_.snapshot();
-  unsigned long long cached = 0, reused = 0, refilled = 0;
+  unsigned long long cached = 0, reused = 0;
   {
     MutexGuard guard(lock_);
     for (Device& d : devices_) {
       cached += d.recv_rings->cached();
       reused += d.recv_rings->reused();
-      refilled += d.recv_rings->refilled();
     }
   }
   srpt_k_seq_printf(seq,
                     "channels %llu\ncm_adopted %llu\ncm_destroyed %llu\n"
-                    "recv_rings_cached %llu\nrecv_rings_reused %llu\n"
-                    "recv_rings_refilled %llu\n",
+                    "recv_rings_cached %llu\nrecv_rings_reused %llu\n",
                     static_cast<unsigned long long>(c.channels_live),
                     static_cast<unsigned long long>(c.cm_adopted),
-                    static_cast<unsigned long long>(c.cm_destroyed), cached, reused,
-                    refilled);
+                    static_cast<unsigned long long>(c.cm_destroyed), cached, reused);
 }
 
 }  // namespace srpt

@@ -15,15 +15,9 @@ Result<Own<RecvRingCache>> RecvRingCache::create(srpt_k_device* kdev, u32 capaci
   SpinLock lock = SRPT_TRY(SpinLock::create(SRPT_LOCK_RING_CACHE));
   Own<RecvRingCache> cache =
       SRPT_TRY(make_own<RecvRingCache>(alloc_sleep, move(lock), kdev, capacity));
-  // Each pointer stays null until made: the destructor skips what is not.
-  int ret = srpt_k_work_create(&RecvRingCache::trim_fn, cache.get(), &cache->trim_work_);
+  const int ret = srpt_k_work_create(&RecvRingCache::trim_fn, cache.get(), &cache->trim_work_);
   if (ret) {
     cache->trim_work_ = nullptr;
-    return Error::from_kernel(ret);
-  }
-  ret = srpt_k_work_create(&RecvRingCache::refill_fn, cache.get(), &cache->refill_work_);
-  if (ret) {
-    cache->refill_work_ = nullptr;
     return Error::from_kernel(ret);
   }
   return move(cache);
@@ -31,7 +25,6 @@ Result<Own<RecvRingCache>> RecvRingCache::create(srpt_k_device* kdev, u32 capaci
 
 RecvRingCache::~RecvRingCache() {
   drain();
-  srpt_k_work_destroy(refill_work_);
   srpt_k_work_destroy(trim_work_);
 }
 
@@ -42,11 +35,8 @@ Result<srpt_k_ring*> RecvRingCache::take(const Geometry& g) {
     for (u32 i = count_; i-- > 0;) {
       if (!(entries_[i].geometry == g)) continue;
       reused_++;
-      srpt_k_ring* ring = remove_at(i);
-      owe_refill(g);
-      return ring;
+      return remove_at(i);
     }
-    owe_refill(g);
   }
   srpt_k_ring* ring = nullptr;
   const int ret = srpt_k_ring_create(kdev_, g.count, g.size, g.align_at, SRPT_RING_RECV, &ring);
@@ -58,67 +48,15 @@ void RecvRingCache::give(srpt_k_ring* ring, const Geometry& g) {
   if (ring == nullptr) return;
   {
     SpinGuard guard(lock_);
-    if (keep(ring, g)) return;
-  }
-  srpt_k_ring_destroy(ring);
-}
-
-bool RecvRingCache::keep(srpt_k_ring* ring, const Geometry& g) {
-  if (draining_ || count_ >= capacity_) return false;
-  entries_[count_++] = Entry{ring, g, srpt_k_now_ns()};
-  // A no-op while the trim work is pending; a running one re-arms for
-  // this ring when it finds it (trim()).
-  srpt_k_work_queue_after(trim_work_, kIdleMs);
-  return true;
-}
-
-void RecvRingCache::owe_refill(const Geometry& g) {
-  for (u32 i = 0; i < count_; i++)
-    if (entries_[i].geometry == g) return;
-  if (draining_) return;
-  if (!(refill_geometry_ == g)) {
-    refill_geometry_ = g;
-    refill_owed_ = 0;
-  }
-  if (count_ + refill_owed_ >= capacity_) return;
-  refill_owed_++;
-  // Under lock_, like the trim work's arming: drain() cannot have
-  // cancelled the work yet (it sets draining_ under lock_ first).
-  srpt_k_work_queue(refill_work_);
-}
-
-void RecvRingCache::refill_fn(void* arg) {
-  // SAFETY: the cache outlives its refill work: drain() cancels it (and
-  // waits for a running one) before the destructor destroys it.
-  static_cast<RecvRingCache*>(arg)->refill();
-}
-
-void RecvRingCache::refill() {
-  for (;;) {
-    Geometry g{};
-    {
-      SpinGuard guard(lock_);
-      if (draining_ || refill_owed_ == 0) return;
-      refill_owed_--;
-      g = refill_geometry_;
-    }
-    srpt_k_ring* ring = nullptr;
-    if (srpt_k_ring_create(kdev_, g.count, g.size, g.align_at, SRPT_RING_RECV, &ring)) {
-      // Short of memory: stop; a login makes its own ring (or refuses).
-      SpinGuard guard(lock_);
-      refill_owed_ = 0;
+    if (!draining_ && count_ < capacity_) {
+      entries_[count_++] = Entry{ring, g, srpt_k_now_ns()};
+      // A no-op while the trim work is pending; a running one re-arms for
+      // this ring when it finds it (trim()).
+      srpt_k_work_queue_after(trim_work_, kIdleMs);
       return;
     }
-    {
-      SpinGuard guard(lock_);
-      if (keep(ring, g)) {
-        refilled_++;
-        continue;
-      }
-    }
-    srpt_k_ring_destroy(ring);
-    return;
   }
+  srpt_k_ring_destroy(ring);
 }
 
 void RecvRingCache::drain() {
@@ -126,9 +64,7 @@ void RecvRingCache::drain() {
     SpinGuard guard(lock_);
     draining_ = true;
   }
-  // No give() or take() arms the works any more: once cancelled they stay
-  // idle. A refill running now frees the ring it made (keep() refuses).
-  if (refill_work_ != nullptr) srpt_k_work_cancel(refill_work_);
+  // No give() arms the work any more: once cancelled it stays idle.
   if (trim_work_ != nullptr) srpt_k_work_cancel(trim_work_);
   for (;;) {
     srpt_k_ring* ring;
@@ -149,11 +85,6 @@ u32 RecvRingCache::cached() {
 u64 RecvRingCache::reused() {
   SpinGuard guard(lock_);
   return reused_;
-}
-
-u64 RecvRingCache::refilled() {
-  SpinGuard guard(lock_);
-  return refilled_;
 }
 
 srpt_k_ring* RecvRingCache::remove_at(u32 i) {

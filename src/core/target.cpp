@@ -317,10 +317,6 @@ void Target::remove_device(Device* dev) {
       }
     }
   }
-  //    The ring cache stops: a refill owed by a login makes nothing for a
-  //    device going away, and the rings its channels give back from here on
-  //    are freed (drain()).
-  dev->recv_rings->drain();
   // 2. The device's event work: the shim delivers no port event any more
   //    (it unregistered its handler before calling remove), and a refresh
   //    queued before that runs now and finds the ports detached; one that
@@ -346,6 +342,8 @@ void Target::remove_device(Device* dev) {
     close_channels_and_wait([&p](Channel& ch) { return &ch.port() == &p; },
                             CloseReason::DeviceRemoved);
   }
+  //    Every channel gave its receive ring back: the cached ones go now.
+  dev->recv_rings->drain();
   // 4. The SRQ: every channel on it is released, so this drops its last
   //    reference and destroys it, and no SRQ event comes after that. Then
   //    the event work, which such an event may have queued: it finds the

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 // RecvRingCache on real threads (issue 17): logins take rings while
-// released channels give theirs back, the refill work makes owed rings on
-// a thread of its own, and device removal drains the cache while all of
-// that may still be going on.
+// released channels give theirs back, and device removal drains the cache
+// while that may still be going on.
 //
 // Each channel thread takes a ring, writes into it (its receives, as the
-// device would), and gives it back. Checked: the refill work ran; no ring
-// is left once the cache is drained and destroyed and every channel has
-// given its ring back (a ring given after the drain is freed at once); and
-// (by ThreadSanitizer) no ring is written by two owners without the cache's
+// device would), and gives it back. Checked: rings were reused; no ring is
+// left once the cache is drained and destroyed and every channel has given
+// its ring back (a ring given after the drain is freed at once); and (by
+// ThreadSanitizer) no ring is written by two owners without the cache's
 // lock ordering them: a ring is either a channel's or the cache's.
 //
 // SRPT_THREADS_BREAK=ring has one channel write into its ring after giving
@@ -71,8 +70,8 @@ TEST(RecvRingCacheThreadsTest, ARingHasOneOwnerAndNoneOutlivesTheDrain) {
   ASSERT_TRUE(made.ok());
   srpt::Own<RecvRingCache> cache = srpt::move(made).value();
 
-  // Logins and releases with the refill beside them, then the same with
-  // device removal's drain in the middle of them.
+  // Logins and releases, then the same with device removal's drain in the
+  // middle of them.
   std::atomic<bool> drained{false};
   for (const bool drain : {false, true}) {
     SCOPED_TRACE(drain ? "with the drain" : "without");
@@ -87,7 +86,7 @@ TEST(RecvRingCacheThreadsTest, ARingHasOneOwnerAndNoneOutlivesTheDrain) {
     }
     for (std::thread& t : threads) t.join();
     if (!drain) {
-      EXPECT_GT(cache->refilled(), 0u) << "the refill work never made a ring";
+      EXPECT_GT(cache->reused(), 0u) << "no take found a ring given back";
     }
   }
   EXPECT_EQ(0u, cache->cached()) << "a drained cache keeps nothing";

@@ -4,20 +4,10 @@
 // allocated, zeroed and DMA-mapped) is the largest step of a login
 // (issue 17); a login that finds a ring of its geometry here skips it.
 //
-// Refill: the CM hands the login handler one REQ at a time, so a storm of
-// logins is a queue of whole channel builds. A take() that leaves the
-// cache without a ring of its geometry (it found none, or took the last)
-// owes one, which the refill work makes on the module's unbound workqueue,
-// beside the handler instead of inside it: under a storm every login but
-// the first finds the ring its predecessor's take paid for. Nothing is made
-// that no login asked for, and a refill that cannot make its ring stops
-// (the next login makes, or fails to make, its own).
-//
-// Bounds: at most `capacity` rings, owed ones included (module parameter
-// recv_ring_cache; 0 keeps none and refills none), and a ring not taken
-// within kIdleMs of being given back or made is freed by the trim work: an
-// idle target holds no cached ring after that. A cache that is full frees
-// what is given back.
+// Bounds: at most `capacity` rings (module parameter recv_ring_cache; 0
+// keeps none), and a ring not taken again within kIdleMs of its channel's
+// release is freed by the trim work: an idle target holds no cached ring
+// after that. A cache that is full frees what is given back.
 //
 // Reuse: only a ring of the same geometry (buffer count, buffer size,
 // immediate-data offset). The stale bytes of the IUs it held are never
@@ -28,12 +18,10 @@
 // destroyed (no receive is posted or in flight), from its release work or
 // its failed login.
 //
-// Lifetime: a member of its Device. Device removal drains the cache first,
-// which cancels the trim and refill works (waiting for a running one,
-// which then frees what it made) and frees every cached ring; its channels
-// give their rings back before removal's wait for them returns (the
-// release work does so before waking waiters), and a draining cache frees
-// them at once: no ring outlives the device's PD.
+// Lifetime: a member of its Device. Channels give rings back before device
+// removal's wait for them returns (the release work does so before waking
+// waiters); removal then drains the cache, which cancels the trim work and
+// frees every ring, before the device's PD goes.
 #pragma once
 
 #include <srpt/abi/device.h>
@@ -66,9 +54,8 @@ class RecvRingCache : Pinned {
   // After drain() (device removal) or when never used.
   ~RecvRingCache();
 
-  // A ring of this geometry: the one given back or made last, or a new
-  // one (srpt_k_ring_create's error when it cannot be made); owes the
-  // refill when none of this geometry is left. Process context.
+  // A ring of this geometry: the one given back last, or a new one
+  // (srpt_k_ring_create's error when it cannot be made). Process context.
   Result<srpt_k_ring*> take(const Geometry& g);
   // The ring's owner is done with it (its QP is destroyed): kept for the
   // next take(), or freed if the cache is full, off or draining.
@@ -77,11 +64,9 @@ class RecvRingCache : Pinned {
   // on. Process context, not from the trim work.
   void drain();
 
-  // Rings held now; takes that found one, and rings the refill work made,
-  // since the device came.
+  // Rings held now; takes that found one since the device came.
   u32 cached();
   u64 reused();
-  u64 refilled();
 
  private:
   struct Entry {
@@ -97,16 +82,6 @@ class RecvRingCache : Pinned {
 
   // Takes entry i out, keeping the others oldest first.
   srpt_k_ring* remove_at(u32 i) SRPT_REQUIRES(lock_);
-  // Keeps `ring` as the newest entry and arms the trim work for it; false
-  // (the caller frees it) when the cache is full or draining.
-  bool keep(srpt_k_ring* ring, const Geometry& g) SRPT_REQUIRES(lock_);
-  // After a take of geometry g: owes one ring of g to the refill work if
-  // none is left and the bound allows.
-  void owe_refill(const Geometry& g) SRPT_REQUIRES(lock_);
-
-  static void refill_fn(void* arg);
-  // The refill work: makes the rings owed, one at a time, outside lock_.
-  void refill();
 
   static void trim_fn(void* arg);
   // The trim work: frees the rings idle for kIdleMs, and runs again when
@@ -117,17 +92,10 @@ class RecvRingCache : Pinned {
   srpt_k_device* const kdev_;
   const u32 capacity_;
   srpt_k_work* trim_work_ = nullptr;
-  srpt_k_work* refill_work_ = nullptr;
   // Oldest first.
   Entry entries_[kMaxCapacity] SRPT_GUARDED_BY(lock_) = {};
   u32 count_ SRPT_GUARDED_BY(lock_) = 0;
-  // Rings the refill work is to make, all of refill_geometry_ (the latest
-  // take's: a change of geometry drops what was owed for the old one).
-  // count_ + refill_owed_ never exceeds capacity_.
-  u32 refill_owed_ SRPT_GUARDED_BY(lock_) = 0;
-  Geometry refill_geometry_ SRPT_GUARDED_BY(lock_) = {};
   u64 reused_ SRPT_GUARDED_BY(lock_) = 0;
-  u64 refilled_ SRPT_GUARDED_BY(lock_) = 0;
   bool draining_ SRPT_GUARDED_BY(lock_) = false;
 };
 

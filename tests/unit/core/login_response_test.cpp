@@ -17,9 +17,6 @@ using srpt::srp::kRspTerminated;
 
 class LoginResponseTest : public LoginTest {
  protected:
-  // No ring cache: these count the work items a login queues, and with one
-  // each login would also queue its ring refill (RecvRingCacheTest).
-  srpt_params SetUpParams() const override { return ParamsWithRingCache(0); }
   // Logs in with `r` on both CMs and returns the rsp_flags of each.
   std::vector<uint8_t> FlagsOnBothCms(LoginReq r) {
     std::vector<uint8_t> out;

@@ -1,15 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 // The device's cache of receive rings (recv_ring_cache.h): a login after a
 // logout takes the released channel's ring instead of making one; only a
-// ring of the same geometry is reused; a login that leaves no ring of its
-// geometry owes one to the refill work, so the next login of a storm finds
-// one made beside the handler; the cache, owed rings included, is bounded
-// by recv_ring_cache and gives every ring back kIdleMs after it was last
-// given or made, at device removal, and at once when it is off; a refill
-// that cannot make its ring stops; a login with no ring to take still
-// answers a ring that cannot be made with 0x00010001.
-//
-// LiveChannel() runs the refill its login queued; Login() does not.
+// ring of the same geometry is reused; the cache is bounded by
+// recv_ring_cache and gives every ring back kIdleMs after it was last used,
+// at device removal, and at once when it is off; a login with no ring to
+// take still answers a ring that cannot be made with 0x00010001.
 #include <cstdint>
 #include <string>
 
@@ -46,7 +41,6 @@ class RecvRingCacheTest : public LoginTest {
     return at == std::string::npos ? ~0ull : std::stoull(seq.text.substr(at + key.size()));
   }
   static unsigned long long Cached() { return Objects("recv_rings_cached"); }
-  static unsigned long long Refilled() { return Objects("recv_rings_refilled"); }
   static size_t RingCreates() { return fake::call_count(fake::Call::RingCreate); }
 };
 
@@ -55,17 +49,15 @@ TEST_F(RecvRingCacheTest, ALoginAfterALogoutTakesTheReleasedChannelsRing) {
   const Outcome first = LiveChannel(SRPT_CM_RDMA);
   srpt_k_ring* ring = RecvRing(Qp(first));
   ASSERT_NE(nullptr, ring);
-  EXPECT_EQ(1u, Refilled()) << "the first login found none: the refill made one";
   Logout(first);
-  EXPECT_EQ(rings + 2, fake::live_rings()) << "the receive ring stays, cached";
-  EXPECT_EQ(2u, Cached());
+  EXPECT_EQ(rings + 1, fake::live_rings()) << "the receive ring stays, cached";
+  EXPECT_EQ(1u, Cached());
 
   const size_t creates = RingCreates();
   const Outcome second = LiveChannel(SRPT_CM_IB);
-  EXPECT_EQ(creates + 1, RingCreates())
-      << "only the send ring is made: a ring of its geometry is left, none is owed";
-  EXPECT_EQ(ring, RecvRing(Qp(second))) << "the newest: the one given back";
-  EXPECT_EQ(1u, Cached());
+  EXPECT_EQ(creates + 1, RingCreates()) << "only the send ring is made";
+  EXPECT_EQ(ring, RecvRing(Qp(second)));
+  EXPECT_EQ(0u, Cached());
   EXPECT_EQ(1u, Objects("recv_rings_reused"));
   // The reused ring serves: a command is received and submitted.
   const size_t submitted = fake::submissions().size();
@@ -74,10 +66,7 @@ TEST_F(RecvRingCacheTest, ALoginAfterALogoutTakesTheReleasedChannelsRing) {
 }
 
 TEST_F(RecvRingCacheTest, ARingOfAnotherGeometryIsNotTaken) {
-  // Nothing cached when `first` logs out: it gives back its ring only.
-  fake::fail_call(fake::Call::RingCreate, -SRPT_ENOMEM, 2);  // the refill's
   const Outcome first = LiveChannel(SRPT_CM_RDMA);
-  ASSERT_EQ(0u, Cached());
   srpt_k_ring* ring = RecvRing(Qp(first));
   Logout(first);
 
@@ -89,7 +78,6 @@ TEST_F(RecvRingCacheTest, ARingOfAnotherGeometryIsNotTaken) {
   EXPECT_EQ(creates + 2, RingCreates()) << "a receive ring of 4096-byte buffers is made";
   EXPECT_NE(ring, RecvRing(Qp(second)));
   EXPECT_EQ(1u, Cached()) << "the other one waits for a login of its geometry";
-  EXPECT_EQ(1u, fake::queued_works()) << "one ring of 4096-byte buffers owed";
 
   ASSERT_EQ(0, srpt_core_tpg_attr_store(tpg_, SRPT_ATTR_SQ_SIZE, "16", 2));
   const size_t creates16 = RingCreates();
@@ -99,23 +87,15 @@ TEST_F(RecvRingCacheTest, ARingOfAnotherGeometryIsNotTaken) {
   ExpectAccepted(third);
   EXPECT_EQ(creates16 + 2, RingCreates()) << "16 buffers, not 64";
   EXPECT_EQ(1u, Cached());
-  // The refill makes what the latest take owed: one ring of 16 buffers (a
-  // change of geometry drops the ring owed for the 4096-byte login).
-  RunWorks();
-  EXPECT_EQ(2u, Cached());
-  EXPECT_EQ(1u, Refilled());
-  const size_t before = RingCreates();
-  ExpectAccepted(Login(fewer));
-  EXPECT_EQ(before + 1, RingCreates()) << "the refilled ring of 16 buffers was taken";
 }
 
 TEST_F(RecvRingCacheTest, ARingUnusedForKIdleMsIsFreed) {
   const size_t rings = fake::live_rings();
   Logout(LiveChannel(SRPT_CM_RDMA));
-  ASSERT_EQ(2u, Cached()) << "the released ring and the refilled one";
+  ASSERT_EQ(1u, Cached());
   fake::advance_ns(RecvRingCache::kIdleMs * kMs - 1);
   RunWorks();
-  EXPECT_EQ(2u, Cached()) << "not yet";
+  EXPECT_EQ(1u, Cached()) << "not yet";
   fake::advance_ns(1);
   RunWorks();
   EXPECT_EQ(0u, Cached());
@@ -137,15 +117,13 @@ TEST_F(RecvRingCacheTest, EachRingGetsItsOwnIdleTime) {
   const Outcome b = Login(r);
   ExpectAccepted(b);
   Establish(b);
-  RunWorks();
-  ASSERT_EQ(2u, Refilled()) << "each login found none and owed one";
   Logout(a);
   fake::advance_ns(gap);
   Logout(b);
-  ASSERT_EQ(4u, Cached());
+  ASSERT_EQ(2u, Cached());
   fake::advance_ns(idle - gap);
   RunWorks();
-  EXPECT_EQ(1u, Cached()) << "the idle time of the rings made or given first is up";
+  EXPECT_EQ(1u, Cached()) << "the first ring's idle time is up";
   EXPECT_EQ(1u, fake::later_works()) << "armed again for the second";
   fake::advance_ns(gap - kMs);
   RunWorks();
@@ -157,7 +135,7 @@ TEST_F(RecvRingCacheTest, EachRingGetsItsOwnIdleTime) {
 
 TEST_F(RecvRingCacheTest, DeviceRemovalFreesTheCachedRingsAndStopsTheTrimWork) {
   Logout(LiveChannel(SRPT_CM_RDMA));
-  ASSERT_EQ(2u, Cached());
+  ASSERT_EQ(1u, Cached());
   ASSERT_EQ(1u, fake::later_works());
   RemoveDevice(cdev_);
   cdev_ = nullptr;
@@ -185,75 +163,7 @@ TEST_F(RecvRingCacheTest, WithNoRingToTakeARingThatCannotBeMadeIs00010001) {
   fake::fail_call(fake::Call::RingCreate, -SRPT_ENOMEM);
   const Outcome refused = Login(smaller);
   ExpectRejected(refused, srpt::srp::kRejInsufficientResources);
-  EXPECT_EQ(2u, Cached()) << "the cached rings of the other geometry are left alone";
-}
-
-// A storm: each login takes the ring its predecessor's take had the refill
-// make, so only the first makes one inside the CM handler.
-TEST_F(RecvRingCacheTest, EachLoginOfAStormTakesTheRingTheRefillMadeBesideIt) {
-  LoginReq r = GoodReq(SRPT_CM_RDMA);
-  r.flags = srpt::srp::kMultiChanMulti;
-  for (int i = 0; i < 5; i++) {
-    SCOPED_TRACE(i);
-    r.tag = 200 + i;
-    const size_t creates = RingCreates();
-    const Outcome o = Login(r);
-    ExpectAccepted(o);
-    EXPECT_EQ(creates + (i == 0 ? 2u : 1u), RingCreates())
-        << "the send ring, and the receive ring only for the first";
-    EXPECT_EQ(0u, Cached());
-    EXPECT_EQ(1u, fake::queued_works()) << "the refill, owed by this take";
-    RunWorks();
-    EXPECT_EQ(1u, Cached());
-    EXPECT_EQ(static_cast<unsigned long long>(i + 1), Refilled());
-  }
-  EXPECT_EQ(4u, Objects("recv_rings_reused"));
-}
-
-// What is owed counts against recv_ring_cache like what is held: logins
-// that all found none owe at most `capacity` rings between them.
-TEST_F(RecvRingCacheTest, TheRingsOwedAreBoundedByTheCapacity) {
-  LoginReq r = GoodReq(SRPT_CM_IB);
-  r.flags = srpt::srp::kMultiChanMulti;
-  for (int i = 0; i < 10; i++) {
-    r.tag = 300 + i;
-    ExpectAccepted(Login(r));
-  }
-  const size_t creates = RingCreates();
-  RunWorks();
-  EXPECT_EQ(creates + 8, RingCreates()) << "recv_ring_cache is 8";
-  EXPECT_EQ(8u, Cached());
-  EXPECT_EQ(8u, Refilled());
-}
-
-TEST_F(RecvRingCacheTest, ARefillThatCannotMakeItsRingStopsAndTheNextLoginMakesItsOwn) {
-  LoginReq r = GoodReq(SRPT_CM_RDMA);
-  r.flags = srpt::srp::kMultiChanMulti;
-  ExpectAccepted(Login(r));
-  r.tag++;
-  ExpectAccepted(Login(r));  // two owed
-  fake::fail_call(fake::Call::RingCreate, -SRPT_ENOMEM);
-  const size_t creates = RingCreates();
-  RunWorks();
-  EXPECT_EQ(creates + 1, RingCreates()) << "the failed one, and no second attempt";
-  EXPECT_EQ(0u, Cached());
-  EXPECT_EQ(0u, Refilled());
-  EXPECT_EQ(0u, fake::queued_works());
-  r.tag++;
-  ExpectAccepted(Login(r));
-  EXPECT_EQ(creates + 3, RingCreates()) << "its own receive ring and its send ring";
-}
-
-TEST_F(RecvRingCacheTest, DeviceRemovalCancelsARefillNotYetRun) {
-  ExpectAccepted(Login(GoodReq(SRPT_CM_RDMA)));
-  ASSERT_EQ(1u, fake::queued_works());
-  const size_t creates = RingCreates();
-  RemoveDevice(cdev_);
-  cdev_ = nullptr;
-  EXPECT_EQ(creates, RingCreates()) << "nothing made for a device going away";
-  EXPECT_EQ(0u, fake::live_rings());
-  EXPECT_EQ(0u, fake::queued_works());
-  EXPECT_EQ(0u, fake::live_works());
+  EXPECT_EQ(1u, Cached()) << "the cached ring of the other geometry is left alone";
 }
 
 class BoundedRecvRingCacheTest : public RecvRingCacheTest {
@@ -275,8 +185,7 @@ TEST_F(BoundedRecvRingCacheTest, AFullCacheFreesWhatIsGivenBack) {
   EXPECT_EQ(rings + 6, fake::live_rings());
   for (const Outcome& o : live) Logout(o);
   EXPECT_EQ(2u, Cached());
-  EXPECT_EQ(2u, Refilled()) << "owed by the first two logins, made at the first logout";
-  EXPECT_EQ(rings + 2, fake::live_rings()) << "the three given back were freed: full";
+  EXPECT_EQ(rings + 2, fake::live_rings()) << "the third receive ring was freed";
 }
 
 class NoRecvRingCacheTest : public RecvRingCacheTest {
@@ -288,10 +197,8 @@ TEST_F(NoRecvRingCacheTest, ZeroKeepsNoRing) {
   const size_t rings = fake::live_rings();
   Logout(LiveChannel(SRPT_CM_RDMA));
   EXPECT_EQ(0u, Cached());
-  EXPECT_EQ(0u, Refilled());
   EXPECT_EQ(rings, fake::live_rings());
   EXPECT_EQ(0u, fake::later_works());
-  EXPECT_EQ(0u, fake::queued_works()) << "no refill either";
   const size_t creates = RingCreates();
   ExpectAccepted(Login(GoodReq(SRPT_CM_RDMA)));
   EXPECT_EQ(creates + 2, RingCreates());

@@ -163,8 +163,7 @@ class LoginTest : public TargetTest {
   // Channel helpers.
   srpt_k_qp* Qp(const Outcome& o) const;
   void Establish(const Outcome& o);
-  // A logged-in, established channel; the ring refill its login queued
-  // has run.
+  // A logged-in, established channel.
   Outcome LiveChannel(srpt_cm_kind kind = SRPT_CM_IB);
   // Delivers an IU; returns the receive index it used.
   uint32_t Receive(const Outcome& o, const Bytes& iu);
