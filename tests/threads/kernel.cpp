@@ -13,7 +13,6 @@
 #include <mutex>
 #include <new>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <srpt/abi/alloc.h>
@@ -41,18 +40,12 @@ struct srpt_k_ring {
   uint8_t* mem = nullptr;
 };
 
-// A kernel work item on its own threads: queue() starts a thread unless a
-// run is pending, and the run clears "pending" as it starts (as the
-// workqueue core does, so a running item may be queued again). cancel()
-// drops a run not yet started and waits for one running; a run queued for
-// later only waits (the tests drive no timers).
+// A kernel work item. The core pieces tested here only queue theirs for
+// later (the ring cache's trim), and the tests drive no timers: a run is
+// only recorded, and cancel() drops it.
 struct srpt_k_work {
-  void (*fn)(void* arg) = nullptr;
-  void* arg = nullptr;
   std::mutex m;
-  bool pending = false;
   bool later = false;
-  std::vector<std::thread> runs;
 };
 
 struct srpt_k_srq {
@@ -115,6 +108,11 @@ size_t srq_double_posts() { return srq_doubles.load(); }
 size_t srqs_destroyed() { return srq_destroys.load(); }
 
 size_t live_rings() { return live_ring_count.load(); }
+
+void write_words(uint8_t* buf, uint32_t bytes, int id) {
+  auto* words = reinterpret_cast<uint64_t*>(buf);
+  for (uint32_t i = 0; i < bytes / sizeof(uint64_t); i++) words[i] = uint64_t(id) << 32 | i;
+}
 
 }  // namespace kthreads
 
@@ -218,27 +216,9 @@ void srpt_k_ring_destroy(struct srpt_k_ring* ring) noexcept {
   live_ring_count--;
 }
 
-int srpt_k_work_create(void (*fn)(void* arg), void* arg, struct srpt_k_work** out) noexcept {
-  srpt_k_work* w = new (std::nothrow) srpt_k_work;
-  if (w == nullptr) return -ENOMEM;
-  w->fn = fn;
-  w->arg = arg;
-  *out = w;
-  return 0;
-}
-
-void srpt_k_work_queue(struct srpt_k_work* w) noexcept {
-  std::lock_guard<std::mutex> g(w->m);
-  if (w->pending) return;
-  w->pending = true;
-  w->runs.emplace_back([w] {
-    {
-      std::lock_guard<std::mutex> started(w->m);
-      if (!w->pending) return;  // cancelled before it ran
-      w->pending = false;
-    }
-    w->fn(w->arg);
-  });
+int srpt_k_work_create(void (*)(void* arg), void*, struct srpt_k_work** out) noexcept {
+  *out = new (std::nothrow) srpt_k_work;
+  return *out != nullptr ? 0 : -ENOMEM;
 }
 
 void srpt_k_work_queue_after(struct srpt_k_work* w, uint32_t) noexcept {
@@ -247,21 +227,11 @@ void srpt_k_work_queue_after(struct srpt_k_work* w, uint32_t) noexcept {
 }
 
 void srpt_k_work_cancel(struct srpt_k_work* w) noexcept {
-  std::vector<std::thread> runs;
-  {
-    std::lock_guard<std::mutex> g(w->m);
-    w->pending = false;
-    w->later = false;
-    runs.swap(w->runs);
-  }
-  for (std::thread& t : runs) t.join();
+  std::lock_guard<std::mutex> g(w->m);
+  w->later = false;
 }
 
-void srpt_k_work_destroy(struct srpt_k_work* w) noexcept {
-  if (w == nullptr) return;
-  srpt_k_work_cancel(w);
-  delete w;
-}
+void srpt_k_work_destroy(struct srpt_k_work* w) noexcept { delete w; }
 
 uint8_t* srpt_k_ring_buf(struct srpt_k_ring* ring, uint32_t index) noexcept {
   return ring->mem + static_cast<size_t>(index) * ring->size;

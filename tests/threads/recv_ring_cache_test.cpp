@@ -36,17 +36,14 @@ constexpr int kLogins = 300;
 
 using srpt::RecvRingCache;
 
-// A channel's receives into its ring. Word stores, not memset(): gcc
-// expands a small memset inline, where ThreadSanitizer does not see it.
+// A channel's receives into its ring.
 void receive_into(srpt_k_ring* ring, int id) {
-  for (uint32_t b = 0; b < kBuffers; b++) {
-    auto* words = reinterpret_cast<uint64_t*>(srpt_k_ring_buf(ring, b));
-    for (uint32_t i = 0; i < kBufSize / sizeof(uint64_t); i++) words[i] = uint64_t(id) << 32 | i;
-  }
+  for (uint32_t b = 0; b < kBuffers; b++)
+    kthreads::write_words(srpt_k_ring_buf(ring, b), kBufSize, id);
 }
 
 // Logins and releases of one channel after another; two geometries, so
-// that a take also finds rings it may not use and owes one of another.
+// that a take also finds rings it may not use.
 // With `drained` (the break), the first ring is held until the drain is
 // done, given back (a draining cache frees it at once) and written again.
 void channels(RecvRingCache* cache, int id, const std::atomic<bool>* drained) {

@@ -38,12 +38,8 @@ constexpr int kIusPerChannel = 50;
 using srpt::RefPtr;
 using srpt::SharedRecvQueue;
 
-// The channel's use of an IU buffer. Word stores, not memset(): gcc expands
-// a small memset inline, where ThreadSanitizer does not see it.
-void use_buffer(uint8_t* buf, int id) {
-  auto* words = reinterpret_cast<uint64_t*>(buf);
-  for (uint32_t i = 0; i < kBufSize / sizeof(uint64_t); i++) words[i] = uint64_t(id) << 32 | i;
-}
+// The channel's use of an IU buffer.
+void use_buffer(uint8_t* buf, int id) { kthreads::write_words(buf, kBufSize, id); }
 
 void channel(RefPtr<SharedRecvQueue> srq, int id, bool early_drop) {
   for (int n = 0; n < kIusPerChannel; n++) {
