@@ -25,7 +25,7 @@ static const char *const srpt_lock_names[SRPT_LOCK_CLASS_COUNT] = {
 	[SRPT_LOCK_CHANNEL] = "srpt_channel_lock",
 	[SRPT_LOCK_LOGIN] = "srpt_login_lock",
 	[SRPT_LOCK_SRQ] = "srpt_srq_lock",
-	[SRPT_LOCK_RING_CACHE] = "srpt_ring_cache_lock",
+	[SRPT_LOCK_IDLE_CACHE] = "srpt_idle_cache_lock",
 };
 
 struct srpt_mutex *srpt_mutex_create(enum srpt_lock_class cls)

@@ -7,7 +7,7 @@
  * Each lock belongs to a lock class named here. Lockdep checks ordering per
  * class, so locks that nest must be of different classes. The lock order of
  * the whole module is LOGIN, SRQ, then the others in the order listed
- * (TARGET, PORT, TEST, CHANNEL, RING_CACHE): a lock may only be taken
+ * (TARGET, PORT, TEST, CHANNEL, IDLE_CACHE): a lock may only be taken
  * while holding locks of classes before it. (LOGIN and SRQ were added
  * after the first four; their values keep the others'.)
  */
@@ -29,9 +29,10 @@ enum srpt_lock_class {
 				 * never two of them held at once */
 	SRPT_LOCK_SRQ = 5,	/* one per RDMA device: its SRQ is made by one
 				 * use_srq switch at a time; after LOGIN */
-	SRPT_LOCK_RING_CACHE = 6, /* spinlock, one per RDMA device: its cache
-				   * of receive rings; innermost, nothing is
-				   * taken under it */
+	SRPT_LOCK_IDLE_CACHE = 6, /* spinlock, two per RDMA device: its caches
+				   * of receive rings and of command-context
+				   * sets; innermost, nothing is taken under
+				   * it, and never both at once */
 	SRPT_LOCK_CLASS_COUNT
 };
 
