@@ -87,11 +87,13 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
   if (ret) return Error::from_kernel(ret);
   c.sq_depth_ = qp.send_depth;
 
+  *failed_step = "command context";
+  // A released channel's contexts when the device kept a set of this size.
+  c.kcmds_ = SRPT_TRY(cfg.cmd_contexts->take(cfg.slots));
   for (u32 i = 0; i < cfg.slots; i++) {
-    *failed_step = "command context";
-    ret = srpt_k_cmd_create(c.qp_, cfg.port->port_num(), to_abi(*c.cmds_[i]),
-                            &c.cmds_[i]->kcmd);
+    ret = c.kcmds_->bind(i, c.qp_, cfg.port->port_num(), to_abi(*c.cmds_[i]));
     if (ret) return Error::from_kernel(ret);
+    c.cmds_[i]->kcmd = c.kcmds_->at(i);
   }
 
   *failed_step = "release work";
@@ -110,17 +112,18 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
   return move(ch);
 }
 
-// Frees what create() made, in reverse. Runs with no completion pending:
-// either the QP never had work posted, or it was drained by srpt_k_qp_destroy.
+// Frees what create() made, in reverse but for the command contexts, which
+// go back after the QP (a context another login may rebind must not be
+// named by work on this QP). Runs with no completion pending and every
+// command released: either the QP never had work posted, or it was drained
+// by srpt_k_qp_destroy.
 void Channel::destroy_resources() {
   if (cmds_ != nullptr) {
-    for (u32 i = 0; i < cfg_.slots; i++) {
-      if (cmds_[i] == nullptr) continue;
-      srpt_k_cmd_destroy(cmds_[i]->kcmd);
-      cmds_[i]->kcmd = nullptr;
-    }
+    for (u32 i = 0; i < cfg_.slots; i++)
+      if (cmds_[i] != nullptr) cmds_[i]->kcmd = nullptr;
   }
   if (qp_ != nullptr) srpt_k_qp_destroy(exchange(qp_, nullptr));
+  cfg_.cmd_contexts->give(move(kcmds_));
   // The slots' table buffers: no table read can be in flight any more.
   if (cmds_ != nullptr) {
     for (u32 i = 0; i < cfg_.slots; i++)

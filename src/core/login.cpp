@@ -201,6 +201,7 @@ Result<LoginPortView> Target::view_port(const LoginAttempt& at, Port& port) {
   const PortAttributes& a = port.attributes();
   LoginPortView v{};
   v.rings = dev->recv_rings.get();
+  v.cmd_contexts = dev->cmd_contexts.get();
   v.limits.max_req_size = params_.max_req_size;
   v.limits.service_guid = params_.service_guid;
   v.limits.max_rsp_size = a.max_rsp_size;
@@ -279,6 +280,7 @@ LoginStep<PendingChannel> Target::build_channel(const LoginAttempt& at, Port& po
   cfg.names = at.names;
   cfg.srq = view.srq;
   cfg.rings = view.rings;
+  cfg.cmd_contexts = view.cmd_contexts;
   const char* failed_step = nullptr;
   Result<RefPtr<Channel>> made = Channel::create(cfg, lease.get(), &failed_step);
   if (!made.ok()) {
@@ -452,20 +454,24 @@ void Target::show_channels(srpt_k_seq* seq) {
 
 void Target::show_objects(srpt_k_seq* seq) {
   const ObjectCounts c = counters_.snapshot();
-  unsigned long long cached = 0, reused = 0;
+  unsigned long long cached = 0, reused = 0, sets_cached = 0, sets_reused = 0;
   {
     MutexGuard guard(lock_);
     for (Device& d : devices_) {
       cached += d.recv_rings->cached();
       reused += d.recv_rings->reused();
+      sets_cached += d.cmd_contexts->cached();
+      sets_reused += d.cmd_contexts->reused();
     }
   }
   srpt_k_seq_printf(seq,
                     "channels %llu\ncm_adopted %llu\ncm_destroyed %llu\n"
-                    "recv_rings_cached %llu\nrecv_rings_reused %llu\n",
+                    "recv_rings_cached %llu\nrecv_rings_reused %llu\n"
+                    "cmd_sets_cached %llu\ncmd_sets_reused %llu\n",
                     static_cast<unsigned long long>(c.channels_live),
                     static_cast<unsigned long long>(c.cm_adopted),
-                    static_cast<unsigned long long>(c.cm_destroyed), cached, reused);
+                    static_cast<unsigned long long>(c.cm_destroyed), cached, reused,
+                    sets_cached, sets_reused);
 }
 
 }  // namespace srpt

@@ -94,6 +94,7 @@ Result<Device*> Target::add_device(srpt_k_device* kdev,
   Own<Device> dev = SRPT_TRY(Device::create(kdev, desc));
   dev->target = this;
   dev->recv_rings = SRPT_TRY(RecvRingCache::create(kdev, params_.recv_ring_cache));
+  dev->cmd_contexts = SRPT_TRY(CmdContextCache::create(params_.recv_ring_cache));
   int ret = srpt_k_work_create(&Target::port_events_work_fn, dev.get(), &dev->event_work);
   if (ret) {
     dev->event_work = nullptr;
@@ -342,8 +343,10 @@ void Target::remove_device(Device* dev) {
     close_channels_and_wait([&p](Channel& ch) { return &ch.port() == &p; },
                             CloseReason::DeviceRemoved);
   }
-  //    Every channel gave its receive ring back: the cached ones go now.
+  //    Every channel gave its receive ring and command contexts back: the
+  //    cached ones go now.
   dev->recv_rings->drain();
+  dev->cmd_contexts->drain();
   // 4. The SRQ: every channel on it is released, so this drops its last
   //    reference and destroys it, and no SRQ event comes after that. Then
   //    the event work, which such an event may have queued: it finds the

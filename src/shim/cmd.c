@@ -406,14 +406,28 @@ int srpt_k_cmd_create(struct srpt_k_qp *qp, uint32_t port_num,
 	cmd = srpt_shim_cache_zalloc(srpt_k_cmd_cache);
 	if (!cmd)
 		return -ENOMEM;
-	cmd->qp = qp;
-	cmd->port_num = port_num;
-	cmd->ctx = ctx;
 	cmd->rdma_cqe.done = srpt_k_rdma_read_done;
 	cmd->fetch_cqe.done = srpt_k_fetch_done;
 	cmd->rw = cmd->rw_inline;
+	srpt_k_cmd_bind(cmd, qp, port_num, ctx);
 	*out = cmd;
 	return 0;
+}
+
+/*
+ * The rest of a reused context is stale and is not read before it is
+ * written: se_cmd and the sense buffer are cleared by each submit, the CDB
+ * copy by srpt_k_cdb() when it is used, imm_sg, the fetch and the RDMA
+ * fields by the step that uses them.
+ */
+void srpt_k_cmd_bind(struct srpt_k_cmd *cmd, struct srpt_k_qp *qp,
+		     u32 port_num, struct srpt_core_cmd *ctx)
+{
+	/* Released commands have no contexts left (srpt_shim_cmd_release). */
+	WARN_ON_ONCE(cmd->n_rw || cmd->rw != cmd->rw_inline);
+	cmd->qp = qp;
+	cmd->port_num = port_num;
+	cmd->ctx = ctx;
 }
 
 void srpt_k_cmd_destroy(struct srpt_k_cmd *cmd)

@@ -41,7 +41,7 @@ MODULE_PARM_DESC(max_channels_per_nexus,
 static int recv_ring_cache = 8;
 module_param(recv_ring_cache, int, 0444);
 MODULE_PARM_DESC(recv_ring_cache,
-		 "Receive rings of released channels a device keeps for its next logins, each freed after 5 s unused (0: none).");
+		 "Receive rings, and command-context sets, of released channels a device keeps for its next logins (at most this many of each), each freed after 5 s unused (0: none).");
 
 static u64 srpt_service_guid;
 

@@ -287,12 +287,13 @@ mem_count() {
 	local f=$RAW/mem.$1.txt pid end k
 	say "$TARGET: memory with $MEM_N live channels, count $1 of $MEM_COUNTS"
 	wait_qps 0 120
-	# Ours keeps the receive rings of released channels for 5 s
-	# (recv_ring_cache): the baseline is taken without them, so that every
-	# channel below pays for its own ring.
+	# Ours keeps the receive rings and command contexts of released
+	# channels for 5 s (recv_ring_cache): the baseline is taken without
+	# them, so that every channel below pays for its own.
 	if [ -r /sys/kernel/debug/ib_srpt/objects ]; then
 		end=$((SECONDS + 30))
-		until grep -q '^recv_rings_cached 0$' /sys/kernel/debug/ib_srpt/objects ||
+		until { grep -q '^recv_rings_cached 0$' /sys/kernel/debug/ib_srpt/objects &&
+			grep -q '^cmd_sets_cached 0$' /sys/kernel/debug/ib_srpt/objects; } ||
 			[ $SECONDS -ge $end ]; do sleep 0.5; done
 	fi
 	settle

@@ -44,6 +44,14 @@ int srpt_k_cmd_create(struct srpt_k_qp *qp, uint32_t port_num,
 		      struct srpt_core_cmd *core,
 		      struct srpt_k_cmd **out) SRPT_NOEXCEPT;
 void srpt_k_cmd_destroy(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
+/*
+ * Gives a context of a released channel to a slot of another channel, as
+ * srpt_k_cmd_create() would have made it: on `qp`, for `core`. Its last
+ * command was released (no RDMA context left), and no work request of the
+ * old channel's QP, which is destroyed, names it any more.
+ */
+void srpt_k_cmd_bind(struct srpt_k_cmd *cmd, struct srpt_k_qp *qp,
+		     uint32_t port_num, struct srpt_core_cmd *core) SRPT_NOEXCEPT;
 
 struct srpt_cmd_submit {
 	const uint8_t *cdb;

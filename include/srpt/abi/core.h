@@ -15,7 +15,7 @@ struct srpt_params {
 	int32_t srpt_srq_size;
 	uint64_t srpt_service_guid;	/* 0: adopt the first device's node GUID */
 	int32_t max_channels_per_nexus;	/* channels of one I_T nexus (MULTI) */
-	int32_t recv_ring_cache;	/* receive rings a device keeps (0: none) */
+	int32_t recv_ring_cache;	/* rings, context sets a device keeps */
 };
 
 /*

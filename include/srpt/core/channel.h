@@ -55,6 +55,7 @@
 #include <srpt/abi/session.h>
 #include <srpt/core/channel_state.h>
 #include <srpt/core/cm_id.h>
+#include <srpt/core/cmd_context_cache.h>
 #include <srpt/core/command.h>
 #include <srpt/core/dispatch_gate.h>
 #include <srpt/core/initiator_name.h>
@@ -95,9 +96,11 @@ class Channel : public RefCounted<Channel> {
     SessionNames names;
     // Non-null: request IUs come from the device's SRQ, not an own ring.
     RefPtr<SharedRecvQueue> srq;
-    // Where the own receive ring comes from and goes back to: the device's
-    // cache, which outlives the channel (recv_ring_cache.h).
+    // Where the own receive ring and the command contexts come from and go
+    // back to: the device's caches, which outlive the channel
+    // (recv_ring_cache.h, cmd_context_cache.h).
     RecvRingCache* rings;
+    CmdContextCache* cmd_contexts;
   };
 
   // Builds every resource but the session (step named in *failed_step on
@@ -255,6 +258,8 @@ class Channel : public RefCounted<Channel> {
   const SharedRecvQueue* srq_identity_ = nullptr;  // cfg_.srq at construction
   srpt_k_ring* send_ring_ = nullptr;
   Command** cmds_ = nullptr;  // cfg_.slots entries
+  // The slots' contexts; each Command's kcmd points into it.
+  Own<CmdContextSet> kcmds_;
   srpt_k_session* sess_ = nullptr;
   Tpg* tpg_ = nullptr;
   InitiatorName sess_name_;

@@ -10,6 +10,7 @@
 #include <srpt/abi/cm.h>
 #include <srpt/abi/device.h>
 #include <srpt/abi/session.h>
+#include <srpt/core/cmd_context_cache.h>
 #include <srpt/core/port.h>
 #include <srpt/core/recv_ring_cache.h>
 #include <srpt/core/srq.h>
@@ -74,6 +75,8 @@ class Device : Pinned {
   // the device (Target::add_device); removal drains it after the device's
   // channels are released, before the device (and its PD) goes.
   Own<RecvRingCache> recv_rings;
+  // The same for the command contexts of its released channels.
+  Own<CmdContextCache> cmd_contexts;
 
   // Target lock held: detaches every port from the hardware.
   void detach_ports();

@@ -39,9 +39,11 @@ struct LoginPortView {
   // The device's SRQ when the port has use_srq (stable while the port's
   // login lock is held, device.h); null: the channel gets its own ring.
   RefPtr<SharedRecvQueue> srq;
-  // The device's cache of receive rings. The device outlives the login:
-  // its removal takes the port's login lock, which the login holds.
+  // The device's caches of receive rings and command contexts. The device
+  // outlives the login: its removal takes the port's login lock, which the
+  // login holds.
   RecvRingCache* rings;
+  CmdContextCache* cmd_contexts;
   bool has_tpg;           // an enabled TPG in either of its port name forms
   usize nexus_channels;   // live channels of the request's I_T nexus
 };

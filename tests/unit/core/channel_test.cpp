@@ -95,18 +95,18 @@ class ChannelTest : public LoginTest {
   // Everything of a released channel is gone; the target itself remains,
   // and the `devices` still added, each with its port event work.
   void ExpectAllChannelsReleased(size_t devices = 1) {
-    // Released channels' receive rings stay cached until the devices' trim
-    // works free them, RecvRingCache::kIdleMs later.
-    fake::advance_ns(uint64_t{srpt::RecvRingCache::kIdleMs} * 1000000u);
+    // Released channels' receive rings and command contexts stay cached
+    // until the devices' trim works free them, IdleCache::kIdleMs later.
+    fake::advance_ns(uint64_t{srpt::IdleCache::kIdleMs} * 1000000u);
     fake::run_works();
     EXPECT_EQ(0u, fake::live_qps());
     EXPECT_EQ(0u, fake::live_rings());
     EXPECT_EQ(0u, fake::live_cmds());
     EXPECT_EQ(0u, fake::live_sessions());
-    EXPECT_EQ(2 * devices, fake::live_works())
-        << "the devices' port event and ring trim works only";
+    EXPECT_EQ(3 * devices, fake::live_works())
+        << "the devices' port event works and their two caches' trim works only";
     EXPECT_EQ(0u, fake::live_completions());
-    EXPECT_EQ(devices, fake::live_spinlocks()) << "the devices' ring cache locks only";
+    EXPECT_EQ(2 * devices, fake::live_spinlocks()) << "the devices' two cache locks only";
     EXPECT_EQ(0u, fake::queued_works());
     EXPECT_EQ(0u, fake::later_works());
   }

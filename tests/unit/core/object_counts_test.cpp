@@ -16,8 +16,8 @@ namespace {
 
 class ObjectCountsTest : public LoginTest {
  protected:
-  // The allocation walk counts the login's own allocations: no ring cached
-  // by an earlier step stands in for one.
+  // The allocation walk counts the login's own allocations: no ring or
+  // command-context set cached by an earlier step stands in for one.
   srpt_params SetUpParams() const override { return ParamsWithRingCache(0); }
   // The "name value" lines of the core's part of ib_srpt/objects.
   std::map<std::string, unsigned long long> Counts() {
@@ -28,7 +28,7 @@ class ObjectCountsTest : public LoginTest {
     std::string name;
     unsigned long long value;
     while (in >> name >> value) m[name] = value;
-    EXPECT_EQ(5u, m.size()) << seq.text;
+    EXPECT_EQ(7u, m.size()) << seq.text;
     return m;
   }
   void ExpectCounts(unsigned long long channels, unsigned long long adopted,
@@ -39,6 +39,8 @@ class ObjectCountsTest : public LoginTest {
     EXPECT_EQ(destroyed, m["cm_destroyed"]);
     EXPECT_EQ(0u, m["recv_rings_cached"]) << "recv_ring_cache=0";
     EXPECT_EQ(0u, m["recv_rings_reused"]);
+    EXPECT_EQ(0u, m["cmd_sets_cached"]);
+    EXPECT_EQ(0u, m["cmd_sets_reused"]);
   }
 };
 

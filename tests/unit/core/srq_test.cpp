@@ -36,12 +36,6 @@ class SrqTest : public LoginTest {
     srpt_core_show_channels(&seq);
     return seq.text;
   }
-  void Answer(srpt_k_cmd* cmd) {
-    srpt_cmd_result r = cmd->result;
-    r.status = 0;
-    fake::set_cmd_result(cmd, r, {});
-    EXPECT_EQ(0, srpt_core_cmd_queue_status(fake::cmd_ctx(cmd)));
-  }
 };
 
 constexpr size_t kSrqSize = 4095;  // srpt_srq_size's default

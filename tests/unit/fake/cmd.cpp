@@ -243,6 +243,36 @@ extern "C" int srpt_k_cmd_create(srpt_k_qp* qp, uint32_t port_num,
   return 0;
 }
 
+extern "C" void srpt_k_cmd_bind(srpt_k_cmd* cmd, srpt_k_qp* qp, uint32_t port_num,
+                                srpt_core_cmd* ctx) noexcept {
+  fake::trace("srpt_k_cmd_bind", cmd);
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_bind")) return;
+  const auto qps = fake::qps();
+  if (std::find(qps.begin(), qps.end(), qp) == qps.end()) {
+    fake::record_violation("srpt_k_cmd_bind(command #%d): %p is not a live QP",
+                           cmd->serial, static_cast<void*>(qp));
+    return;
+  }
+  if (cmd->active)
+    fake::record_violation("srpt_k_cmd_bind(command #%d): the target core still "
+                           "holds it", cmd->serial);
+  if (cmd->wrs != 0 || !cmd->segs.empty())
+    fake::record_violation("srpt_k_cmd_bind(command #%d): RDMA contexts left",
+                           cmd->serial);
+  // No QP that is still alive may name it: its old QP was destroyed (the
+  // fake deletes a QP with its posted work).
+  for (const srpt_k_qp* q : qps)
+    for (const fake::PostedSend& s : q->sends)
+      if (s.cmd == cmd)
+        fake::record_violation("srpt_k_cmd_bind(command #%d): work posted on "
+                               "QP #%d still names it", cmd->serial, q->serial);
+  cmd->qp = qp;
+  cmd->port_num = port_num;
+  cmd->ctx = ctx;
+  cmd->phase = srpt_k_cmd::Phase::Idle;
+  cmd->binds++;
+}
+
 extern "C" void srpt_k_cmd_destroy(srpt_k_cmd* cmd) noexcept {
   if (cmd == nullptr) return;
   fake::trace("srpt_k_cmd_destroy", cmd);

@@ -69,6 +69,8 @@ struct srpt_k_cmd {
   srpt_tmf_result tmf_result = SRPT_TMF_RESULT_COMPLETE;
   int fetches = 0;
   bool fetching = false;
+  // Times srpt_k_cmd_bind() gave it to another channel's slot.
+  int binds = 0;
 };
 
 namespace fake {

@@ -301,6 +301,13 @@ const std::deque<fake::PostedSend>& LoginTest::Posted(const Outcome& o) const {
   return Qp(o)->sends;
 }
 
+void LoginTest::Answer(srpt_k_cmd* cmd, uint8_t status) {
+  srpt_cmd_result r = cmd->result;
+  r.status = status;
+  fake::set_cmd_result(cmd, r);
+  EXPECT_EQ(0, srpt_core_cmd_queue_status(fake::cmd_ctx(cmd)));
+}
+
 const std::vector<fake::PostedSend>& LoginTest::Sent(const Outcome& o) const {
   return Qp(o)->sent;
 }

@@ -44,9 +44,9 @@ Id16 MakeId(uint64_t hi, uint64_t lo);
 // allocation walks fail in turn: spinlock, dispatch gate (spinlock,
 // completion), channel, IU table, command table, 4 commands, 2 rings
 // (receive, send; no descriptor-table buffers: those come with the first
-// command that needs one), QP, 4 command contexts, work, completion,
-// session.
-constexpr size_t kSmallLoginAllocations = 6 + 4 + 2 + 1 + 4 + 3;
+// command that needs one), QP, the command-context set (its table, itself)
+// and its 4 contexts, work, completion, session.
+constexpr size_t kSmallLoginAllocations = 6 + 4 + 2 + 1 + 2 + 4 + 3;
 
 struct LoginReq {
   srpt_cm_kind kind = SRPT_CM_IB;
@@ -170,6 +170,8 @@ class LoginTest : public TargetTest {
   // The sends posted and not completed, and everything ever sent.
   const std::deque<fake::PostedSend>& Posted(const Outcome& o) const;
   const std::vector<fake::PostedSend>& Sent(const Outcome& o) const;
+  // The target core finishes a submitted command with `status`, no sense.
+  static void Answer(srpt_k_cmd* cmd, uint8_t status = 0);
   // Runs queued work (release works) until none is left.
   size_t RunWorks() { return fake::run_works(); }
 

@@ -32,12 +32,21 @@ log "before: $(memline)"
 start=$(date +%s)
 for i in $(seq "$CYCLES"); do cycle "$i"; done
 log "$CYCLES cycles in $(($(date +%s) - start)) s"
-# The receive rings kept for the next logins (RecvRingCache) are given back
-# 5 s after the last release: the memory check below sees none of them.
+# The receive rings and command-context sets kept for the next logins
+# (RecvRingCache, CmdContextCache) are given back 5 s after the last
+# release: the memory check below sees none of them. Each login follows the
+# last release within a second or two, so it takes the released channel's
+# contexts, and every SCSI command of its disk scan ran on rebound ones.
 if ! srpt_is_intree; then
 	log "receive rings reused by a login: $(srpt_object recv_rings_reused) of $CYCLES"
+	reused=$(srpt_object cmd_sets_reused)
+	log "command-context sets reused by a login: $reused of $CYCLES"
+	[ "$reused" -ge $((CYCLES / 2)) ] ||
+		fail "only $reused of $CYCLES logins rebound a released channel's command contexts"
 	poll_until 12 srpt_object_is recv_rings_cached 0 ||
 		fail "cached receive rings not given back: $(srpt_object recv_rings_cached) still cached"
+	poll_until 12 srpt_object_is cmd_sets_cached 0 ||
+		fail "cached command contexts not given back: $(srpt_object cmd_sets_cached) sets still cached"
 fi
 mem_settle
 log "after:  $(memline)"
