@@ -32,6 +32,7 @@ void use(struct srpt_core_chan *ch, struct srpt_core_cmd *cmd,
 	(void)srpt_core_cmd_queue_status(cmd);
 	srpt_core_cmd_release(cmd);
 	(void)srpt_k_cmd_create(0, 1, cmd, 0);
+	srpt_k_cmd_bind(0, 0, 1, cmd);
 #elif MIXUP == 1	/* the shim gives back a channel for a command */
 	srpt_core_cmd_release(ch);
 #elif MIXUP == 2	/* ... a command for a channel */
@@ -42,6 +43,8 @@ void use(struct srpt_core_chan *ch, struct srpt_core_cmd *cmd,
 	qp->ctx = cmd;
 #elif MIXUP == 5	/* ... a channel as a command slot's context */
 	(void)srpt_k_cmd_create(0, 1, ch, 0);
+#elif MIXUP == 6	/* ... or as the slot a reused context is bound to */
+	srpt_k_cmd_bind(0, 0, 1, ch);
 #else
 #error "unknown MIXUP"
 #endif

@@ -13,7 +13,7 @@
 set -u
 CC=$1 CXX=$2 INC=$3
 SRC=$(dirname "$0")/handle_mixup.c
-CASES="1 2 3 4 5"
+CASES="1 2 3 4 5 6"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 bad=0
