@@ -23,19 +23,6 @@ constexpr uint64_t kMs = 1000000u;
 
 class CmdContextCacheTest : public LoginTest {
  protected:
-  void Logout(const Outcome& o) {
-    Receive(o, SimpleIu(srpt::srp::kILogout, 0x10));
-    RunWorks();
-    ExpectReleasedByChannel(o);
-  }
-  static unsigned long long Objects(const std::string& name) {
-    srpt_k_seq seq;
-    srpt_core_show_objects(&seq);
-    const std::string key = "\n" + name + " ";
-    const size_t at = seq.text.find(key);
-    EXPECT_NE(std::string::npos, at) << seq.text;
-    return at == std::string::npos ? ~0ull : std::stoull(seq.text.substr(at + key.size()));
-  }
   static unsigned long long Cached() { return Objects("cmd_sets_cached"); }
   static size_t CmdCreates() { return fake::call_count(fake::Call::CmdCreate); }
   // A command received on `o`, answered GOOD, its response sent and

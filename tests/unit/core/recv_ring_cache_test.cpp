@@ -25,21 +25,6 @@ class RecvRingCacheTest : public LoginTest {
   static srpt_k_ring* RecvRing(srpt_k_qp* qp) {
     return qp->recvs.empty() ? nullptr : qp->recvs.front().ring;
   }
-  // Logs `o` out and runs its release.
-  void Logout(const Outcome& o) {
-    Receive(o, SimpleIu(srpt::srp::kILogout, 0x10));
-    RunWorks();
-    ExpectReleasedByChannel(o);
-  }
-  // A line of debugfs ib_srpt/objects.
-  static unsigned long long Objects(const std::string& name) {
-    srpt_k_seq seq;
-    srpt_core_show_objects(&seq);
-    const std::string key = "\n" + name + " ";
-    const size_t at = seq.text.find(key);
-    EXPECT_NE(std::string::npos, at) << seq.text;
-    return at == std::string::npos ? ~0ull : std::stoull(seq.text.substr(at + key.size()));
-  }
   static unsigned long long Cached() { return Objects("recv_rings_cached"); }
   static size_t RingCreates() { return fake::call_count(fake::Call::RingCreate); }
 };

@@ -47,6 +47,16 @@ bool check_active(const srpt_k_cmd* cmd, const char* op) {
   return false;
 }
 
+// A context may be destroyed or given to another slot only once its last
+// command was released: the target core holds it no more and its RDMA
+// contexts are gone.
+void check_released(const srpt_k_cmd* cmd, const char* op) {
+  if (cmd->active)
+    record_violation("%s(command #%d): the target core still holds it", op, cmd->serial);
+  if (cmd->wrs != 0 || !cmd->segs.empty())
+    record_violation("%s(command #%d): RDMA contexts left", op, cmd->serial);
+}
+
 bool posted_on_qp(const srpt_k_cmd* cmd) {
   for (const PostedSend& s : cmd->qp->sends)
     if (s.cmd == cmd) return true;
@@ -253,12 +263,7 @@ extern "C" void srpt_k_cmd_bind(srpt_k_cmd* cmd, srpt_k_qp* qp, uint32_t port_nu
                            cmd->serial, static_cast<void*>(qp));
     return;
   }
-  if (cmd->active)
-    fake::record_violation("srpt_k_cmd_bind(command #%d): the target core still "
-                           "holds it", cmd->serial);
-  if (cmd->wrs != 0 || !cmd->segs.empty())
-    fake::record_violation("srpt_k_cmd_bind(command #%d): RDMA contexts left",
-                           cmd->serial);
+  fake::check_released(cmd, "srpt_k_cmd_bind");
   // No QP that is still alive may name it: its old QP was destroyed (the
   // fake deletes a QP with its posted work).
   for (const srpt_k_qp* q : qps)
@@ -277,12 +282,7 @@ extern "C" void srpt_k_cmd_destroy(srpt_k_cmd* cmd) noexcept {
   if (cmd == nullptr) return;
   fake::trace("srpt_k_cmd_destroy", cmd);
   if (!fake::live_cmd(cmd, "srpt_k_cmd_destroy")) return;
-  if (cmd->active)
-    fake::record_violation("srpt_k_cmd_destroy(command #%d): the target core "
-                           "still holds it", cmd->serial);
-  if (cmd->wrs != 0 || !cmd->segs.empty())
-    fake::record_violation("srpt_k_cmd_destroy(command #%d): RDMA contexts left",
-                           cmd->serial);
+  fake::check_released(cmd, "srpt_k_cmd_destroy");
   auto& v = fake::state().cmds;
   v.erase(std::find(v.begin(), v.end(), cmd));
   fake::graveyard().push_back(cmd);  // posted work may still name it

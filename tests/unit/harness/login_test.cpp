@@ -308,6 +308,21 @@ void LoginTest::Answer(srpt_k_cmd* cmd, uint8_t status) {
   EXPECT_EQ(0, srpt_core_cmd_queue_status(fake::cmd_ctx(cmd)));
 }
 
+void LoginTest::Logout(const Outcome& o) {
+  Receive(o, SimpleIu(srpt::srp::kILogout, 0x10));
+  RunWorks();
+  ExpectReleasedByChannel(o);
+}
+
+unsigned long long LoginTest::Objects(const std::string& name) {
+  srpt_k_seq seq;
+  srpt_core_show_objects(&seq);
+  const std::string key = "\n" + name + " ";
+  const size_t at = seq.text.find(key);
+  EXPECT_NE(std::string::npos, at) << seq.text;
+  return at == std::string::npos ? ~0ull : std::stoull(seq.text.substr(at + key.size()));
+}
+
 const std::vector<fake::PostedSend>& LoginTest::Sent(const Outcome& o) const {
   return Qp(o)->sent;
 }

@@ -172,6 +172,10 @@ class LoginTest : public TargetTest {
   const std::vector<fake::PostedSend>& Sent(const Outcome& o) const;
   // The target core finishes a submitted command with `status`, no sense.
   static void Answer(srpt_k_cmd* cmd, uint8_t status = 0);
+  // Logs `o` out (SRP_I_LOGOUT) and runs its release.
+  void Logout(const Outcome& o);
+  // The value of line `name` of debugfs ib_srpt/objects.
+  static unsigned long long Objects(const std::string& name);
   // Runs queued work (release works) until none is left.
   size_t RunWorks() { return fake::run_works(); }
 
