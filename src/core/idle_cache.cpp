@@ -96,12 +96,16 @@ void IdleCache::trim_fn(void* arg) {
 }
 
 void IdleCache::trim() {
-  const u64 now = srpt_k_now_ns();
   for (;;) {
     void* item = nullptr;
     {
       SpinGuard guard(lock_);
       if (count_ == 0) return;
+      // Read under the lock, as give() stamps its item: no entry is younger
+      // than `now`. (Read once before the loop, an item given back while an
+      // older one was being destroyed came out younger, its idle time
+      // wrapped, and it was freed at once.)
+      const u64 now = srpt_k_now_ns();
       // Entries are oldest first: only the first can be due.
       const u64 idle = now - entries_[0].given_ns;
       if (idle < kIdleNs) {
