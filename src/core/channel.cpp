@@ -222,7 +222,6 @@ void Channel::drop_srq() {
 
 Status Channel::accept(OwnedCmId id, const srp::LoginRsp& rsp) {
   cm_ = move(id);
-  login_ns_ = srpt_k_now_ns();
   srpt_k_cm_set_context(cm_.kind(), cm_.get(), to_abi(*this));
   int ret = srpt_k_cm_accept(cm_.kind(), cm_.get(), qp_, &rsp, sizeof(rsp));
   if (ret) return Error::from_kernel(ret);

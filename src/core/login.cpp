@@ -351,6 +351,7 @@ LoginStep<CommittedLogin> Target::commit(PendingChannel& ch, const LoginGrant& g
   CommittedLogin c;
   c.ch = ch.registered();
   c.ch->add_ref();  // the registry's reference, dropped by the release work
+  c.ch->set_login_time_ns(srpt_k_now_ns());
   channels_.push_back(*c.ch);
   for (Channel& other : channels_) {
     if (&other == c.ch.get() || !other.same_nexus(*c.ch)) continue;
@@ -431,15 +432,17 @@ usize Target::session_channels(const Channel& ch, bool multi) {
 }
 
 void Target::show_channels(srpt_k_seq* seq) {
-  const u64 now = srpt_k_now_ns();
   MutexGuard guard(lock_);
+  // Taken under lock_, as commit() stamps each channel it registers: no
+  // listed channel is younger than `now`, and no age wraps below zero.
+  const u64 now = srpt_k_now_ns();
   srpt_k_seq_printf(seq,
                     "# initiator_port_id session cm state port recv_depth "
                     "slots busy waiting req_lim it_iu_len ti_iu_len imm age_s rq\n");
   for (Channel& ch : channels_) {
     const Channel::Snapshot s = ch.snapshot();
     static const char* const kStates[] = {"connecting", "live", "closing", "released"};
-    const u64 age = ch.login_time_ns() ? (now - ch.login_time_ns()) / 1000000000ull : 0;
+    const u64 age = (now - ch.login_time_ns()) / 1000000000ull;
     srpt_k_seq_printf(seq, "%s %s %s %s %s/%u %u %u %u %u %u %u %u %s %llu %s\n",
                       ch.names().port_id_0x.c_str(), ch.session_name(),
                       ch.kind() == SRPT_CM_IB ? "ib_cm" : "rdma_cm",

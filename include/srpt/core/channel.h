@@ -168,6 +168,10 @@ class Channel : public RefCounted<Channel> {
     u32 waiting;
   };
   Snapshot snapshot();
+  // When Target::commit registered the channel, its login time: set and
+  // read under the target's lock_ only (a reader that takes the time under
+  // it never finds a channel younger than that time).
+  void set_login_time_ns(u64 ns) { login_ns_ = ns; }
   u64 login_time_ns() const { return login_ns_; }
   const LoginGrant& grant() const { return cfg_.grant; }
   u32 slots() const { return cfg_.slots; }

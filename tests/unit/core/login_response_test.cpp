@@ -205,6 +205,32 @@ TEST_F(LoginResponseTest, TheLoginIsLogged) {
   EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "immediate data")) << fake::log_dump();
 }
 
+// A login that registers its channel while the channels file is being read
+// (another thread, right after the reader took the time): the channel is
+// listed 0 s old or not yet, never with the clock difference wrapped below
+// zero (18446744071 s).
+TEST_F(LoginResponseTest, AChannelLoggedInWhileTheChannelsFileIsReadIsNeverOlderThanZero) {
+  int login = -1;
+  Outcome o;
+  srpt_k_seq seq;
+  fake::after_next_now([&] {
+    fake::advance_ns(2ull * 1000000000ull);
+    login = fake::spawn_thread([&] { o = Login(GoodReq(SRPT_CM_IB)); });
+  });
+  srpt_core_show_channels(&seq);
+  EXPECT_EQ(0u, fake::run_threads());
+  ASSERT_TRUE(fake::thread_finished(login));
+  ExpectAccepted(o);
+  EXPECT_EQ(std::string::npos, seq.text.find(" 1844674407")) << seq.text;
+
+  srpt_k_seq after;
+  srpt_core_show_channels(&after);
+  EXPECT_NE(std::string::npos,
+            after.text.find(std::string(kInitiatorId0x) + " " + kInitiatorGuidName +
+                            " ib_cm connecting mlx5_0/1 64 64 0 0 64 8260 256 no 0"))
+      << after.text;
+}
+
 TEST_F(LoginResponseTest, TheChannelsFileListsLiveChannels) {
   (void)LiveChannel(SRPT_CM_IB);
   LoginReq r = GoodReq(SRPT_CM_RDMA);

@@ -2,6 +2,7 @@
 #include "completion.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "fault.h"
 #include "lock.h"
@@ -16,6 +17,7 @@ namespace {
 struct CompletionState {
   std::vector<srpt_k_completion*> live;
   uint64_t now_ns = 1000000000ull;  // one second after boot
+  std::function<void()> after_now;
 };
 
 CompletionState& state() {
@@ -39,6 +41,7 @@ size_t live_completions() { return state().live.size(); }
 uint64_t now_ns() { return state().now_ns; }
 void set_now_ns(uint64_t ns) { state().now_ns = ns; }
 void advance_ns(uint64_t ns) { state().now_ns += ns; }
+void after_next_now(std::function<void()> hook) { state().after_now = std::move(hook); }
 
 std::vector<std::string> completion_leaks() {
   std::vector<std::string> out;
@@ -115,7 +118,11 @@ extern "C" void srpt_k_completion_destroy(srpt_k_completion* c) noexcept {
   delete c;
 }
 
-extern "C" uint64_t srpt_k_now_ns(void) noexcept { return fake::now_ns(); }
+extern "C" uint64_t srpt_k_now_ns(void) noexcept {
+  const uint64_t now = fake::now_ns();
+  if (std::function<void()> hook = std::exchange(fake::state().after_now, nullptr)) hook();
+  return now;
+}
 
 // The clock moves by the time slept; nothing else runs meanwhile.
 extern "C" void srpt_k_sleep_ms(uint32_t ms) noexcept {

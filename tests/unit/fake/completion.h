@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,10 @@ size_t live_completions();
 uint64_t now_ns();
 void set_now_ns(uint64_t ns);
 void advance_ns(uint64_t ns);
+// Runs `hook` once, right after the next srpt_k_now_ns() has read the clock
+// and before it returns: another thread acting between a caller's reading
+// of the clock and what the caller does with it.
+void after_next_now(std::function<void()> hook);
 
 std::vector<std::string> completion_leaks();
 void reset_completion();
