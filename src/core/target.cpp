@@ -177,13 +177,29 @@ void Target::replace_failed_srq(Device& dev) {
   RefPtr<SharedRecvQueue> failed;
   {
     MutexGuard making(dev.srq_lock());
+    const SharedRecvQueue* seen;
     {
       MutexGuard guard(lock_);
       if (find_device(dev.kdev()) != &dev) return;  // being removed
       if (!dev.srq || !dev.srq->failed()) return;
+      seen = dev.srq.get();
     }
     Result<RefPtr<SharedRecvQueue>> made = make_srq(dev);
     MutexGuard guard(lock_);
+    // srq_lock keeps any other SRQ from being made meanwhile, but the last
+    // port's use_srq=0 drops the device's SRQ under lock_ alone
+    // (set_use_srq): then the failed SRQ went with that port's channels, no
+    // port wants one, and a new one is not installed. (Installed, it held
+    // its buffers for no port, and the sweep below, looking for channels on
+    // "no SRQ", closed every channel with a receive ring of its own.) `made`
+    // is dropped after lock_.
+    if (dev.srq.get() != seen) {
+      srpt_log(SRPT_LOG_INFO,
+               "%s: the failed shared receive queue was dropped meanwhile (use_srq=0); "
+               "none replaces it\n",
+               dev.name());
+      return;
+    }
     failed = move(dev.srq);
     if (made.ok()) {
       dev.srq = move(made).value();

@@ -168,4 +168,46 @@ TEST_F(SrqSwitchTest, OnePortSwitchesOnWhileTheOtherSwitchesOff) {
   ExpectNoViolation();
 }
 
+// Port 1 switches off while its SRQ fails: the device's event work finds
+// the SRQ failed and starts making a new one; meanwhile the switch drops the
+// device's SRQ, no port using it. The event work must then install nothing
+// and close nothing: before, it found no failed SRQ to take out, installed
+// the new one (4095 buffers no port uses), and closed every channel whose
+// SRQ was "none", the channels with receive rings of their own, port 2's.
+TEST_F(SrqSwitchTest, AnSrqFailingWhileItsLastPortSwitchesOffClosesNoChannelWithoutSrq) {
+  ASSERT_EQ(0, SetUseSrq(tpg_, "1"));
+  const Outcome a = LiveOn(SRPT_CM_IB, 1);
+  (void)LiveOn(SRPT_CM_IB, 2);  // on a receive ring of its own
+  srpt_k_srq* const failing = Srq();
+  int event_thread = -1;
+  // While port 1's switch waits for its channel's release (it has turned
+  // use_srq off, and will drop the SRQ next), the SRQ fails, and the event
+  // work runs on another CPU until it is making the new SRQ.
+  fake::on_next_call("srpt_k_session_drain", [&] {
+    fake::srq_event(failing, SRPT_SRQ_EVENT_ERR);
+    fake::on_next_call("srpt_k_srq_create", [] { fake::preempt(); });
+    event_thread = fake::spawn_thread([] { fake::run_one_work_on(true); });
+  });
+  ASSERT_EQ(0, SetUseSrq(tpg_, "0"));
+  ASSERT_NE(-1, event_thread) << fake::trace_dump();
+  EXPECT_EQ(0u, fake::run_threads()) << "the event work never finished:\n" << fake::trace_dump();
+  EXPECT_TRUE(fake::thread_finished(event_thread));
+  RunWorks();
+  ExpectReleasedByChannel(a);
+  // (Through the channels file: a channel closed by mistake is freed.)
+  srpt_k_seq seq;
+  srpt_core_show_channels(&seq);
+  EXPECT_NE(std::string::npos, seq.text.find(" ib_cm live mlx5_0/2 ")) << seq.text;
+  EXPECT_FALSE(fake::logged(SRPT_LOG_INFO, "closing: shared receive queue failed"))
+      << fake::log_dump();
+  EXPECT_EQ(0u, fake::live_srqs()) << "no port uses an SRQ";
+  EXPECT_FALSE(fake::logged(SRPT_LOG_NOTICE, "replaces the failed one")) << fake::log_dump();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO,
+                           "mlx5_0: the failed shared receive queue was dropped meanwhile "
+                           "(use_srq=0); none replaces it"))
+      << fake::log_dump();
+  EXPECT_EQ(2u, fake::call_count(fake::Call::SrqCreate)) << "the new one was made, then dropped";
+  ExpectNoViolation();
+}
+
 }  // namespace
