@@ -175,7 +175,9 @@ class Channel : public RefCounted<Channel> {
   u64 login_time_ns() const { return login_ns_; }
   const LoginGrant& grant() const { return cfg_.grant; }
   u32 slots() const { return cfg_.slots; }
-  bool uses_srq() const { return srq_ != nullptr; }
+  // Made on an SRQ. From the fixed identity, not srq_: the release work
+  // drops that without a lock while the channel is still listed (and shown).
+  bool uses_srq() const { return srq_identity_ != nullptr; }
   // The SRQ the channel was made on (null without), for telling which
   // channels a failed SRQ concerns; fixed for the channel's life, unlike
   // the reference its release work drops. Never dereferenced.

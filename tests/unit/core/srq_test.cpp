@@ -257,6 +257,33 @@ TEST_F(SmallSrqTest, MoreLogoutsThanSrqBuffersLeaveTheSrqFull) {
   EXPECT_EQ(kSmall, SrqPosted());
 }
 
+// The channels file read while an SRQ channel's release work runs on
+// another CPU: the channel is listed on the SRQ until it is unlisted. (The
+// release work drops its SRQ reference before it takes the target's lock to
+// unlist the channel; the file read that reference without its lock, a
+// data race, and said "own".)
+TEST_F(SrqTest, AReleasingChannelIsListedOnTheSrqUntilUnlisted) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  Receive(o, SimpleIu(srp::kILogout, 0x10));
+  ASSERT_EQ(1u, fake::queued_works()) << "the release work";
+  int release = -1;
+  srpt_k_seq seq;
+  // Right after the reader took the time (under the target's lock): the
+  // release work runs until it waits for that lock to unlist the channel.
+  fake::after_next_now([&] {
+    release = fake::spawn_thread([] { fake::run_one_work_on(true); });
+  });
+  srpt_core_show_channels(&seq);
+  ASSERT_NE(-1, release);
+  EXPECT_NE(std::string::npos, seq.text.find(" ib_cm released mlx5_0/1 ")) << seq.text;
+  EXPECT_NE(std::string::npos, seq.text.find(" srq\n")) << seq.text;
+  EXPECT_EQ(0u, fake::run_threads());
+  EXPECT_TRUE(fake::thread_finished(release));
+  RunWorks();
+  ExpectReleasedByChannel(o);
+}
+
 TEST_F(SrqTest, IusBeyondTheCreditsCloseTheChannel) {
   ASSERT_EQ(0, SetUseSrq("1"));
   const Outcome o = Login(GoodReq(SRPT_CM_IB));
