@@ -44,10 +44,14 @@ void IdleCache::give(void* item, const Key& key) {
   {
     SpinGuard guard(lock_);
     if (!draining_ && count_ < capacity_) {
+      // The trim work is pending or running whenever an item is held
+      // (trim() re-arms for the oldest before it returns): armed here only
+      // for the first. Armed for every item, a give() while the work runs
+      // queued it kIdleMs from now, and trim()'s re-arm for an older item
+      // became a no-op: that item was freed up to kIdleMs late.
+      const bool first = count_ == 0;
       entries_[count_++] = Entry{item, key, srpt_k_now_ns()};
-      // A no-op while the trim work is pending; a running one re-arms for
-      // this item when it finds it (trim()).
-      srpt_k_work_queue_after(trim_work_, kIdleMs);
+      if (first) srpt_k_work_queue_after(trim_work_, kIdleMs);
       return;
     }
   }

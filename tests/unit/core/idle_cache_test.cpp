@@ -86,6 +86,28 @@ TEST_F(IdleCacheTest, AnItemGivenBackWhileTheTrimWorkRunsIsKeptItsWholeIdleTime)
   EXPECT_EQ(0u, cache_->cached());
 }
 
+// An item given back while the trim work runs must not put off the trim of
+// an older one: the work is re-armed for the oldest item, not the newest.
+TEST_F(IdleCacheTest, AnItemGivenBackWhileTheTrimWorkRunsDoesNotPutOffAnOlderOne) {
+  int c = 0;
+  cache_->give(&a_, kKey);
+  fake::advance_ns(2000 * kMs);
+  cache_->give(&c, kKey);
+  items_.give_during_destroy = &b_;
+  fake::advance_ns(IdleCache::kIdleMs * kMs - 2000 * kMs);
+  fake::run_works();
+  ASSERT_TRUE(Destroyed(&a_));
+  ASSERT_FALSE(Destroyed(&c));
+  ASSERT_EQ(2u, cache_->cached());
+  // c_ was given back 2 s after a_: due 2 s after it, less the 1 ms that
+  // b_'s give moved the clock.
+  fake::advance_ns(2000 * kMs - kMs);
+  fake::run_works();
+  EXPECT_TRUE(Destroyed(&c)) << "freed kIdleMs after it was given back, not kIdleMs after b_";
+  EXPECT_FALSE(Destroyed(&b_));
+  EXPECT_EQ(1u, cache_->cached());
+}
+
 TEST_F(IdleCacheTest, TakeReturnsTheNewestItemOfItsKeyOnly) {
   int c = 0;
   cache_->give(&a_, kKey);
