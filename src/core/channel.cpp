@@ -82,6 +82,17 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
   qp.srq = cfg.srq ? cfg.srq->ksrq() : nullptr;
   qp.pkey = cfg.pkey;
   qp.ctx = to_abi(c);
+  // The shim gives the QP a CQ (shared, from the RDMA core's pool) with
+  // room for every work request the QP can hold and a drain request on
+  // each side (queue.c). A CQ larger than the device's largest is one the
+  // pool can never find: it would make CQs of the largest size until
+  // memory ran out. An SRQ of more buffers than that (srpt_srq_size)
+  // refuses the login instead.
+  if (u64{qp.send_depth} + qp.recv_depth + 2 > cfg.max_cqe) {
+    *failed_step =
+        "completion queue (more entries than the device's largest CQ; lower srpt_srq_size)";
+    return Error::Inval;
+  }
   ret = srpt_k_qp_create(cfg.kind, cm, cfg.kdev, cfg.port->port_num(), &qp,
                          &c.qp_);
   if (ret) return Error::from_kernel(ret);

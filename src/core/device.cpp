@@ -17,6 +17,7 @@ Result<Own<Device>> Device::create(srpt_k_device* kdev,
   dev->vendor_part_id_ = desc.vendor_part_id;
   dev->hw_ver_ = desc.hw_ver;
   dev->max_qp_wr_ = desc.max_qp_wr;
+  dev->max_cqe_ = desc.max_cqe;
 
   for (u32 i = 0; i < desc.port_count; i++) {
     Result<RefPtr<Port>> port = Port::create(name, desc.ports[i]);

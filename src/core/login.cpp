@@ -202,6 +202,7 @@ Result<LoginPortView> Target::view_port(const LoginAttempt& at, Port& port) {
   LoginPortView v{};
   v.rings = dev->recv_rings.get();
   v.cmd_contexts = dev->cmd_contexts.get();
+  v.max_cqe = dev->max_cqe();
   v.limits.max_req_size = params_.max_req_size;
   v.limits.service_guid = params_.service_guid;
   v.limits.max_rsp_size = a.max_rsp_size;
@@ -281,6 +282,7 @@ LoginStep<PendingChannel> Target::build_channel(const LoginAttempt& at, Port& po
   cfg.srq = view.srq;
   cfg.rings = view.rings;
   cfg.cmd_contexts = view.cmd_contexts;
+  cfg.max_cqe = view.max_cqe;
   const char* failed_step = nullptr;
   Result<RefPtr<Channel>> made = Channel::create(cfg, lease.get(), &failed_step);
   if (!made.ok()) {

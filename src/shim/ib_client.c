@@ -176,6 +176,7 @@ static int srpt_ib_add_one(struct ib_device *device)
 	desc.vendor_part_id = device->attrs.vendor_part_id;
 	desc.hw_ver = device->attrs.hw_ver;
 	desc.max_qp_wr = device->attrs.max_qp_wr;
+	desc.max_cqe = device->attrs.max_cqe;
 
 	/*
 	 * Published before the core hears of the device, so that connection

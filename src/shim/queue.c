@@ -243,8 +243,14 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	 * QP's receive completions, up to recv_depth (the core passes the
 	 * SRQ's size); the QP has no RQ, and ib_drain_qp() drains only its SQ.
 	 */
+	/*
+	 * ib_cq_pool_get() never finds a CQ larger than max_cqe, and makes new
+	 * ones of that size until an allocation fails: the core refuses such
+	 * a login first (Channel::create); this only keeps the loop away.
+	 */
 	if (check_add_overflow(params->recv_depth, 1U, &recv_wr) ||
-	    check_add_overflow(params->send_depth + 1, recv_wr, &qp->cq_size)) {
+	    check_add_overflow(params->send_depth + 1, recv_wr, &qp->cq_size) ||
+	    qp->cq_size > (u32)ib_dev->attrs.max_cqe) {
 		ret = -EINVAL;
 		goto err_free;
 	}

@@ -38,6 +38,8 @@ struct srpt_device_desc {
 	uint32_t vendor_part_id;
 	uint32_t hw_ver;
 	uint32_t max_qp_wr;
+	/* The most entries a completion queue may have, for sizing a channel's. */
+	uint32_t max_cqe;
 };
 
 struct srpt_k_device;			/* the shim's handle: struct ib_device */

@@ -101,6 +101,7 @@ class Channel : public RefCounted<Channel> {
     // (recv_ring_cache.h, cmd_context_cache.h).
     RecvRingCache* rings;
     CmdContextCache* cmd_contexts;
+    u32 max_cqe;  // the device's largest completion queue
   };
 
   // Builds every resource but the session (step named in *failed_step on

@@ -38,6 +38,7 @@ class Device : Pinned {
   u32 vendor_part_id() const { return vendor_part_id_; }
   u32 hw_ver() const { return hw_ver_; }
   u32 max_qp_wr() const { return max_qp_wr_; }
+  u32 max_cqe() const { return max_cqe_; }
   List<Port, &Port::device_node>& ports() { return ports_; }
   Port* port(u32 port_num);
 
@@ -97,6 +98,7 @@ class Device : Pinned {
   u32 vendor_part_id_ = 0;
   u32 hw_ver_ = 0;
   u32 max_qp_wr_ = 0;
+  u32 max_cqe_ = 0;
   bool srq_failed_ = false;  // atomic
   // Each listed port carries one reference owned by this device.
   List<Port, &Port::device_node> ports_;

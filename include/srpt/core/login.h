@@ -44,6 +44,7 @@ struct LoginPortView {
   // login holds.
   RecvRingCache* rings;
   CmdContextCache* cmd_contexts;
+  u32 max_cqe;            // the device's largest completion queue
   bool has_tpg;           // an enabled TPG in either of its port name forms
   usize nexus_channels;   // live channels of the request's I_T nexus
 };

@@ -239,6 +239,31 @@ class SmallSrqTest : public SrqTest {
   }
 };
 
+// A device whose largest CQ is smaller than the default SRQ (4095 buffers):
+// a channel on the SRQ needs a CQ entry for each.
+class SrqLargerThanTheLargestCqTest : public SrqTest {
+ protected:
+  void TuneDevice(FakeDevice& dev) override { dev.SetMaxCqe(4000); }
+};
+
+// The login on the SRQ is refused with a log line that says what to change,
+// and makes no QP: the shim's CQ would be one the RDMA core's pool can
+// never find (it made CQs of the largest size until memory ran out). A
+// channel with its own ring fits and logs in.
+TEST_F(SrqLargerThanTheLargestCqTest, ALoginOnTheSrqIsRefused) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  const size_t qps = fake::call_count(fake::Call::QpCreate);
+  ExpectRejected(Login(GoodReq(SRPT_CM_IB)), srp::kRejInsufficientResources);
+  EXPECT_EQ(qps, fake::call_count(fake::Call::QpCreate)) << "no QP was made";
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING,
+                           "completion queue (more entries than the device's largest CQ; "
+                           "lower srpt_srq_size) failed: -22"))
+      << fake::log_dump();
+  ASSERT_EQ(0, SetUseSrq("0"));
+  const Outcome own = LiveChannel(SRPT_CM_IB);
+  EXPECT_EQ(nullptr, Qp(own)->params.srq);
+}
+
 TEST_F(SmallSrqTest, MoreLogoutsThanSrqBuffersLeaveTheSrqFull) {
   ASSERT_EQ(0, SetUseSrq("1"));
   ASSERT_EQ(kSmall, SrqPosted());

@@ -48,5 +48,6 @@ srpt_device_desc FakeDevice::desc() const {
   d.vendor_part_id = kFakeVendorPartId;
   d.hw_ver = kFakeHwVer;
   d.max_qp_wr = max_qp_wr_;
+  d.max_cqe = max_cqe_;
   return d;
 }

@@ -31,6 +31,10 @@ class FakeDevice {
     max_qp_wr_ = n;
     return *this;
   }
+  FakeDevice& SetMaxCqe(uint32_t n) {
+    max_cqe_ = n;
+    return *this;
+  }
 
   // Valid while this object lives and no port is added.
   srpt_device_desc desc() const;
@@ -42,6 +46,7 @@ class FakeDevice {
   uint64_t node_guid_;
   std::vector<srpt_port_desc> ports_;
   uint32_t max_qp_wr_ = 32768;
+  uint32_t max_cqe_ = 4194303;
 };
 
 inline constexpr uint32_t kFakeVendorId = 0x0002c9;

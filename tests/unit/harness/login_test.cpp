@@ -149,6 +149,7 @@ Bytes SimpleIu(uint8_t opcode, uint64_t tag, size_t len) {
 
 void LoginTest::SetUp() {
   TargetTest::SetUp();
+  TuneDevice(dev_);
   ASSERT_EQ(0, AddDevice(dev_, &cdev_));
   service_guid_ = srpt_core_service_guid(0);
   ASSERT_EQ(kNodeGuid, service_guid_);

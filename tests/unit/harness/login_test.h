@@ -185,6 +185,8 @@ class LoginTest : public TargetTest {
 
   // The fixture's device (TwoPortDevice()).
   FakeDevice& device() { return dev_; }
+  // Changes the fixture's device before SetUp adds it.
+  virtual void TuneDevice(FakeDevice& dev) { (void)dev; }
 
   srpt_core_device* cdev_ = nullptr;
   srpt_core_tport* tport_ = nullptr;
