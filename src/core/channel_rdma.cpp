@@ -151,6 +151,11 @@ int Channel::on_write_pending(Command& c) {
   srpt_k_cmd_result(c.kcmd, &r);
   const u32 n = clip_segs(c.parsed, r.data_len);
   const int wrs = srpt_k_cmd_rdma_prepare(c.kcmd, SRPT_DIR_WRITE, c.parsed.segs, n);
+  if (wrs == -SRPT_ENOSPC) {
+    // Never mappable on this QP (abi/cmd.h): the target core fails it.
+    log_too_many_registrations(n);
+    return -SRPT_EINVAL;
+  }
   if (wrs < 0) return wrs;  // the target core retries (queue full) or fails it
   // The reads now and the response later must each fit the send queue;
   // a command needing more could never be posted: the target core fails it.
@@ -198,18 +203,28 @@ int Channel::on_queue_data_in(Command& c) {
   srpt_k_cmd_result(c.kcmd, &r);
   const u32 n = clip_segs(c.parsed, r.data_len);
   u32 writes = 0;
+  bool unmappable = false;
   if (n > 0) {
     const int wrs = srpt_k_cmd_rdma_prepare(c.kcmd, SRPT_DIR_READ, c.parsed.segs, n);
-    if (wrs < 0) return wrs;  // queue full: the target core calls us again
-    writes = static_cast<u32>(wrs);
+    if (wrs == -SRPT_ENOSPC) {
+      log_too_many_registrations(n);
+      unmappable = true;  // nothing prepared (abi/cmd.h)
+    } else if (wrs < 0) {
+      return wrs;  // queue full: the target core calls us again
+    } else {
+      writes = static_cast<u32>(wrs);
+    }
   }
-  if (writes + 1 > sq_depth_) {
-    // It could never be posted: CHECK CONDITION without the data.
+  if (!unmappable && writes + 1 > sq_depth_) {
     srpt_k_cmd_rdma_unprepare(c.kcmd);
     if (log_admit())
       srpt_log(SRPT_LOG_WARNING,
                "channel %s: command needs %u send work requests, queue holds %u\n",
                sess_name_.c_str(), writes + 1, sq_depth_);
+    unmappable = true;
+  }
+  if (unmappable) {
+    // It could never be posted: CHECK CONDITION without the data.
     u8 sense[kRefusalSenseLen];
     refusal_sense(CmdRefusal::TableFetchFailed, sense);  // ABORTED COMMAND
     RspFields f = fields_of(c, r);
@@ -221,6 +236,14 @@ int Channel::on_queue_data_in(Command& c) {
   }
   send_response(c, fields_of(c, r), writes);
   return 0;
+}
+
+void Channel::log_too_many_registrations(u32 segs) {
+  if (log_admit())
+    srpt_log(SRPT_LOG_WARNING,
+             "channel %s: command needs more memory registrations (%u remote segments) "
+             "than its queue pair holds; refused\n",
+             sess_name_.c_str(), segs);
 }
 
 int Channel::on_queue_status(Command& c) {

@@ -259,6 +259,15 @@ int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,
 
 err_destroy:
 	srpt_k_rw_destroy_all(cmd);
+	/*
+	 * rdma_rw's -EAGAIN: the QP's pool of memory registrations ran out
+	 * (iWARP, force_mr). With none held by another command now, the pool
+	 * was this command's alone, or nearly, and still short: retrying, as
+	 * the target core does at once and without end for -EAGAIN, could
+	 * never succeed and the command would never end (abi/cmd.h).
+	 */
+	if (ret == -EAGAIN && !READ_ONCE(cmd->qp->ib_qp->mrs_used))
+		ret = -ENOSPC;
 	return ret;
 }
 

@@ -18,6 +18,8 @@
 #include <stdint.h>
 
 enum ti_cm { TI_CM_RDMA = 1, TI_CM_IB = 2 };
+/* The key of a descriptor that names the data buffer (ti_login.data_bytes). */
+#define TI_DATA_KEY 0xfffffff0u
 
 /* What the initiator does once the target answered the REQ with a REP. */
 enum ti_after {
@@ -62,6 +64,14 @@ struct ti_login {
 	 * burst's answers land without waiting out RNR NAKs.
 	 */
 	unsigned int recv_slots;
+	/*
+	 * RDMA/CM: bytes of a buffer the target may read and write by RDMA, 0 =
+	 * none. Before an IU is sent (ti_rdma_exchange), each 16-byte direct
+	 * descriptor in it (va, key, len; big-endian; at any 4-byte offset)
+	 * whose key is TI_DATA_KEY is made to name that buffer: its va becomes
+	 * the buffer's address plus the va given, its key the buffer's rkey.
+	 */
+	unsigned int data_bytes;
 	/*
 	 * Optional: called once the REQ is ready to go (address, route and QP
 	 * done), right before it is sent. --concurrent holds every thread

@@ -40,6 +40,8 @@ struct ti_conn {
 	struct ibv_mr *mr;
 	unsigned int recv_slots;
 	uint8_t *buf;		/* SEND_BYTES + recv_slots * RECV_BYTES */
+	uint8_t *data;		/* in.data_bytes, remote read and write */
+	struct ibv_mr *data_mr;
 };
 
 static uint64_t now_ns(void)
@@ -127,6 +129,17 @@ static int make_qp(struct ti_conn *c)
 			   IBV_ACCESS_LOCAL_WRITE);
 	if (!c->mr)
 		return -1;
+	if (c->in.data_bytes) {
+		if (posix_memalign((void **)&c->data, 4096, c->in.data_bytes))
+			return -1;
+		memset(c->data, 0x5a, c->in.data_bytes);
+		c->data_mr = ibv_reg_mr(c->pd, c->data, c->in.data_bytes,
+					IBV_ACCESS_LOCAL_WRITE |
+					IBV_ACCESS_REMOTE_READ |
+					IBV_ACCESS_REMOTE_WRITE);
+		if (!c->data_mr)
+			return -1;
+	}
 	return modify_qp(c, IBV_QPS_INIT);
 }
 
@@ -296,6 +309,38 @@ int ti_rdma_rtu(struct ti_conn *c)
 	return send_rtu(c);
 }
 
+static uint64_t get_be(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | *p++;
+	return v;
+}
+
+static void put_be(uint8_t *p, uint64_t v, int n)
+{
+	while (n--) {
+		p[n] = v & 0xff;
+		v >>= 8;
+	}
+}
+
+/* Descriptors keyed TI_DATA_KEY name the data buffer (initiator.h). */
+static void point_at_data(struct ti_conn *c, uint8_t *iu, size_t len)
+{
+	size_t off;
+
+	if (!c->data_mr)
+		return;
+	for (off = 0; off + 16 <= len; off += 4) {
+		if (get_be(iu + off + 8, 4) != TI_DATA_KEY)
+			continue;
+		put_be(iu + off, (uintptr_t)c->data + get_be(iu + off, 8), 8);
+		put_be(iu + off + 8, c->data_mr->rkey, 4);
+	}
+}
+
 int ti_rdma_exchange(struct ti_conn *c, const uint8_t *iu, size_t len,
 		     uint8_t *rsp, size_t rsp_max, unsigned int timeout_ms)
 {
@@ -306,6 +351,7 @@ int ti_rdma_exchange(struct ti_conn *c, const uint8_t *iu, size_t len,
 	if (ti_rdma_rtu(c) || len > SEND_BYTES)
 		return -1;
 	memcpy(c->buf, iu, len);
+	point_at_data(c, c->buf, len);
 	if (post_send(c, len))
 		return -1;
 	/* The send's completion and the answer, in either order. */
@@ -462,6 +508,9 @@ void ti_rdma_finish(struct ti_conn *c)
 		ibv_destroy_qp(c->qp);
 	if (c->mr)
 		ibv_dereg_mr(c->mr);
+	if (c->data_mr)
+		ibv_dereg_mr(c->data_mr);
+	free(c->data);
 	if (c->cq)
 		ibv_destroy_cq(c->cq);
 	if (c->pd)

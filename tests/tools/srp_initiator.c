@@ -25,6 +25,9 @@
  * established, sends the RTU and then each IU in turn, printing for each
  *   iu=K result=response|none|error len=N rsp=HEX
  * (none: no answer within the timeout, or the channel was closed).
+ * --data-bytes N (with --iu): a buffer of N bytes the target may read and
+ * write; a direct descriptor in an IU whose key is 0xfffffff0 names it,
+ * its va an offset into it (initiator.h, TI_DATA_KEY).
  * --burst N (with one --iu, RDMA/CM, one login): sends that IU N times
  * before the RTU, which makes the target hold them all (more than the
  * granted credits if N says so), then the RTU; prints
@@ -301,7 +304,7 @@ static void usage(const char *argv0)
 		"       [--after disconnect|no-rtu|reject-rep|vanish] [--hold-ms N]\n"
 		"       [--timeout-ms N] [--cm-retries N] [--cm-timeout N]\n"
 		"       [--count N [--gap-ms N] | --concurrent N] [--dump]\n"
-		"       [--iu HEX]... [--burst N]\n", argv0);
+		"       [--iu HEX]... [--data-bytes N] [--burst N]\n", argv0);
 	exit(2);
 }
 
@@ -318,7 +321,8 @@ int main(int argc, char **argv)
 		{ "concurrent", 1, 0, 'C' }, { "dump", 0, 0, 'D' },
 		{ "iu", 1, 0, 'I' }, { "imm-offset", 1, 0, 'm' },
 		{ "gap-ms", 1, 0, 'g' }, { "burst", 1, 0, 'B' },
-		{ "cm-retries", 1, 0, 'R' }, { "cm-timeout", 1, 0, 'M' }, { 0 }
+		{ "cm-retries", 1, 0, 'R' }, { "cm-timeout", 1, 0, 'M' },
+		{ "data-bytes", 1, 0, 'X' }, { 0 }
 	};
 	struct login_fields f = { .it_iu_len = 8260, .buf_fmt = 0x06 };
 	struct ti_login base = { .cm = TI_CM_RDMA, .dev = "rxe0", .rdma_port = 5555 };
@@ -387,6 +391,7 @@ int main(int argc, char **argv)
 		case 'g': gap_ms = atoi(optarg); break;
 		case 'B': burst = atoi(optarg); break;
 		case 'D': dump = 1; break;
+		case 'X': base.data_bytes = strtoul(optarg, NULL, 0); break;
 		case 'I':
 			if (n_ius == MAX_IUS ||
 			    parse_hex(optarg, ius[n_ius], sizeof(ius[0]), &iu_len[n_ius]))
@@ -408,6 +413,7 @@ int main(int argc, char **argv)
 		base.recv_slots = burst + 1;
 	if (n < 1 || n > (concurrent ? MAX_CONCURRENT : MAX_COUNT) ||
 	    (n_ius && (concurrent || base.cm != TI_CM_RDMA)) ||
+	    (base.data_bytes && !n_ius) || base.data_bytes > (64u << 20) ||
 	    gap_ms < 0 || (gap_ms && concurrent) || burst < 0 ||
 	    (burst && (n_ius != 1 || n != 1 || concurrent)) ||
 	    base.cm_retries > 15 || base.cm_timeout > 31 ||

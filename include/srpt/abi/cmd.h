@@ -98,7 +98,14 @@ struct srpt_rdma_seg {
  * in it (srpt_cmd_result.data_len bytes): -EINVAL otherwise, and for more
  * than SRPT_K_MAX_RDMA_SEGS segments. Zero-length segments are skipped.
  * Returns the number of send work requests the contexts post (>= 0), or a
- * negative errno.
+ * negative errno; on error nothing stays prepared. Where the device maps
+ * RDMA through memory registrations (iWARP; ib_core's force_mr), each
+ * context takes some from the QP's pool: -EAGAIN when the pool is short
+ * because other commands hold some (retry after they finish), -ENOSPC when
+ * none was held by another command, so the pool was all this command's and
+ * still too small: it can never be mapped on this QP. (A command whose
+ * neighbour gave its registrations back during the attempt may be told
+ * -ENOSPC once; never one that a retry alone could serve for certain.)
  */
 #define SRPT_K_MAX_RDMA_SEGS 256
 int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,

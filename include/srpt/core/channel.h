@@ -191,6 +191,9 @@ class Channel : public RefCounted<Channel> {
   // Whether a line the initiator can provoke at will may be logged now: its
   // budget in the Target's LogLimiter, under the key of its login's lines.
   bool log_admit();
+  // A command whose `segs` remote segments the shim can never map on this
+  // QP (-ENOSPC from srpt_k_cmd_rdma_prepare), rate-limited.
+  void log_too_many_registrations(u32 segs);
   friend class RefPtr<Channel>;
   Channel(const Config& cfg, SpinLock lock, DispatchGate gate, RequestFifo ius);
 

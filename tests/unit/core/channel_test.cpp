@@ -1018,6 +1018,45 @@ TEST_F(ChannelTest, WritePendingRetriesWhenTheReadsCannotBePosted) {
   EXPECT_EQ(1, cmd->releases);
 }
 
+// -ENOSPC from the shim: the device maps RDMA through memory registrations
+// and this command needs more than the QP has, with none held by another
+// command: it could never be mapped. Handed on as is, the target core
+// answered it after its own warning, and as -EAGAIN (what rdma_rw says) it
+// retried without end and the command never ended. Data-in: CHECK
+// CONDITION, ABORTED COMMAND, no data; data-out: -EINVAL, which the target
+// core answers with CHECK CONDITION. A log line says why.
+TEST_F(ChannelTest, DataInNeedingMoreRegistrationsThanTheQpHasIsAnswered) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  srpt_k_cmd* cmd = SubmitDirect(o, SRPT_DIR_READ, 0x1000, 1, 4096);
+  fake::fail_call(fake::Call::CmdRdmaPrepare, -SRPT_ENOSPC);
+  EXPECT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
+  ASSERT_EQ(1u, Posted(o).size());
+  EXPECT_EQ(0u, Posted(o).front().rdma_wrs) << "no data";
+  const RspView v = LastRsp(o);
+  EXPECT_EQ(0x02, v.status);
+  EXPECT_EQ(0x0b, v.sense.at(2));
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING,
+                           "needs more memory registrations (1 remote segments) than its "
+                           "queue pair holds"))
+      << fake::log_dump();
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, cmd->releases);
+}
+
+TEST_F(ChannelTest, DataOutNeedingMoreRegistrationsThanTheQpHasIsRefused) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  srpt_k_cmd* cmd = SubmitDirect(o, SRPT_DIR_WRITE, 0x1000, 1, 4096);
+  fake::fail_call(fake::Call::CmdRdmaPrepare, -SRPT_ENOSPC);
+  EXPECT_EQ(-SRPT_EINVAL, srpt_core_cmd_write_pending(fake::cmd_ctx(cmd)));
+  EXPECT_TRUE(Posted(o).empty());
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "needs more memory registrations"))
+      << fake::log_dump();
+  // The target core answers it through queue_status.
+  Answer(cmd, 0x02);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, cmd->releases);
+}
+
 TEST_F(ChannelTest, IndirectSegmentsAreClippedToWhatTheBackendMoved) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
   SrpCmd c;
