@@ -242,8 +242,6 @@ int srpt_k_qp_create(enum srpt_cm_kind kind, struct srpt_k_cm *cm,
 	 * + 1: the receive drain request. With an SRQ the CQ still gets this
 	 * QP's receive completions, up to recv_depth (the core passes the
 	 * SRQ's size); the QP has no RQ, and ib_drain_qp() drains only its SQ.
-	 */
-	/*
 	 * ib_cq_pool_get() never finds a CQ larger than max_cqe, and makes new
 	 * ones of that size until an allocation fails: the core refuses such
 	 * a login first (Channel::create); this only keeps the loop away.
