@@ -372,7 +372,11 @@ void Channel::release() {
 // answered again (case 51; case 44 hit it when a response failed in a link
 // flap). A flap lasts seconds, so the release waits for the port, at most
 // kPortWaitMs from here; after a longer outage the DREQ goes out (and is
-// lost) as before. Device removal does not wait: the port is going away.
+// lost) as before. Device removal does not wait: the port is going away;
+// nor does a channel that closed for another reason and is still waiting
+// when its device is removed (removal waits for its release: up to 20 s
+// for a port that will not come back;
+// ChannelTest.DeviceRemovalDoesNotWaitForTheDisconnectOfAChannelClosedBefore).
 // Costs nothing while the port is up: one query.
 // The wait asks for the link, not the port state: a RoCE port stays ACTIVE
 // for a while after its network device stopped, and a response that failed
@@ -392,12 +396,19 @@ void Channel::await_port_for_disconnect(CloseReason why) {
   const u64 start = srpt_k_now_ns();
   const u64 limit = u64{kPortWaitMs} * 1000000u;
   bool active = false;
+  bool removed = false;
   while (!active && srpt_k_now_ns() - start < limit) {
+    removed = !cfg_.port->attached();
+    if (removed) break;
     srpt_k_sleep_ms(kPollMs);
     active = srpt_k_port_link_up(cfg_.kdev, port) != 0;
   }
   const u64 waited_ms = (srpt_k_now_ns() - start) / 1000000u;
-  if (active)
+  if (removed)
+    srpt_log(SRPT_LOG_INFO, "channel %s: %s is being removed; disconnecting after %llu ms\n",
+             sess_name_.c_str(), cfg_.port->device_name(),
+             static_cast<unsigned long long>(waited_ms));
+  else if (active)
     srpt_log(SRPT_LOG_INFO, "channel %s: port active again after %llu ms\n",
              sess_name_.c_str(), static_cast<unsigned long long>(waited_ms));
   else

@@ -76,8 +76,11 @@ class Port : public RefCounted<Port> {
   // The events noted since the last call, as a mask of 1 << event.
   u32 take_events() { return __atomic_exchange_n(&pending_events_, 0u, __ATOMIC_ACQUIRE); }
 
+  // Written under the Target lock, and only ever from true to false;
+  // atomic, so that a channel's release may look without the lock whether
+  // its port is going away (Channel::await_port_for_disconnect).
+  bool attached() const { return __atomic_load_n(&attached_, __ATOMIC_ACQUIRE); }
   // Target lock held for all of these.
-  bool attached() const { return attached_; }
   // Whether the port was ACTIVE when last looked at (at add, and at each
   // port event since).
   bool up() const { return up_; }
@@ -87,7 +90,7 @@ class Port : public RefCounted<Port> {
   // GID 0 could not be read at the last port event (names kept).
   bool gid0_missing() const { return gid0_missing_; }
   void set_gid0_missing(bool missing) { gid0_missing_ = missing; }
-  void detach() { attached_ = false; }
+  void detach() { __atomic_store_n(&attached_, false, __ATOMIC_RELEASE); }
   TargetPort* tport(PortNameForm form) const { return tports_[static_cast<int>(form)]; }
   void set_tport(PortNameForm form, TargetPort* t) { tports_[static_cast<int>(form)] = t; }
   PortAttributes& attributes() { return attrs_; }
@@ -113,7 +116,7 @@ class Port : public RefCounted<Port> {
   FixedString<64> device_name_;
   PortName guid_name_;
   PortName gid_name_;
-  bool attached_ = true;
+  bool attached_ = true;  // atomic
   bool up_ = true;
   bool gid0_missing_ = false;
   u32 pending_events_ = 0;  // 1 << srpt_port_event; atomic

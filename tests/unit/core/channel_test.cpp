@@ -711,6 +711,24 @@ TEST_F(ChannelTest, DeviceRemovalDoesNotWaitForAPortThatIsDown) {
   ExpectAllChannelsReleased(/*devices=*/0);
 }
 
+// A review finding: a channel that closed for another reason while its port
+// was down (a receive failed) waits in its release for the port; device
+// removal waited for that release, so up to 20 s per such channel, for a
+// port that was going away. The wait ends when the port is detached.
+TEST_F(ChannelTest, DeviceRemovalDoesNotWaitForTheDisconnectOfAChannelClosedBefore) {
+  const Outcome o = LiveChannel(SRPT_CM_IB);
+  fake::set_ports_down_until(~0ull);
+  const uint64_t start = fake::now_ns();
+  fake::fail_recv(Qp(o));  // closes the channel; its release work is queued
+  RemoveDevice(cdev_);     // runs that work while it waits for the channel
+  EXPECT_LT(fake::now_ns() - start, 1000000000ull) << fake::log_dump();
+  EXPECT_FALSE(fake::logged(SRPT_LOG_WARNING, "port still down after")) << fake::log_dump();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "mlx5_0 is being removed; disconnecting after 0 ms"))
+      << fake::log_dump();
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased(/*devices=*/0);
+}
+
 TEST_F(ChannelTest, AFatalQpEventClosesTheChannel) {
   for (srpt_qp_event ev : {SRPT_QP_EV_FATAL, SRPT_QP_EV_REQ_ERR, SRPT_QP_EV_ACCESS_ERR,
                            SRPT_QP_EV_PATH_MIG_ERR}) {
