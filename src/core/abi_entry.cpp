@@ -24,10 +24,28 @@ namespace {
 // Constant-initialised: the module loader runs no C++ constructors.
 Target* g_target = nullptr;
 
+// The service GUID in effect, for the parameter's getter: the sysfs file of
+// a module parameter outlives the module's exit function, so a read may run
+// while srpt_core_exit() frees the Target, and must not reach the Target
+// (RegistryTest.TheServiceGuidReadWhileTheModuleExitsUsesNoFreedTarget).
+// Published after init and after each device added (the first one may
+// adopt its node GUID); g_service_guid_valid is cleared before the Target
+// goes. Both atomic; constant-initialised.
+u64 g_service_guid = 0;
+bool g_service_guid_valid = false;
+
+void publish_service_guid(u64 guid) {
+  __atomic_store_n(&g_service_guid, guid, __ATOMIC_RELAXED);
+  __atomic_store_n(&g_service_guid_valid, true, __ATOMIC_RELEASE);
+}
+void withdraw_service_guid() { __atomic_store_n(&g_service_guid_valid, false, __ATOMIC_RELEASE); }
+
 }  // namespace
 }  // namespace srpt
 
 using srpt::g_target;
+using srpt::publish_service_guid;
+using srpt::withdraw_service_guid;
 
 // The opaque ABI types stay incomplete: a pointer to one is a pointer to the
 // core object it names, converted only here.
@@ -69,23 +87,27 @@ int srpt_core_init(const srpt_params* raw) noexcept {
   srpt::Result<srpt::Own<srpt::Target>> target = srpt::Target::create(params.value());
   if (!target.ok()) return target.error().to_kernel();
   g_target = srpt::move(target).value().release();
+  publish_service_guid(g_target->service_guid());
   return 0;
 }
 
 void srpt_core_exit(void) noexcept {
   if (g_target == nullptr) return;
   g_target->shutdown();
+  withdraw_service_guid();
   srpt::destroy(srpt::exchange(g_target, nullptr));
 }
 
 uint64_t srpt_core_service_guid(uint64_t fallback) noexcept {
-  return g_target ? g_target->service_guid() : fallback;
+  if (!__atomic_load_n(&srpt::g_service_guid_valid, __ATOMIC_ACQUIRE)) return fallback;
+  return __atomic_load_n(&srpt::g_service_guid, __ATOMIC_RELAXED);
 }
 
 int srpt_core_device_add(srpt_k_device* kdev, const srpt_device_desc* desc,
                          srpt_core_device** out) noexcept {
   srpt::Result<srpt::Device*> dev = g_target->add_device(kdev, *desc);
   if (!dev.ok()) return dev.error().to_kernel();
+  publish_service_guid(g_target->service_guid());
   *out = reinterpret_cast<srpt_core_device*>(dev.value());
   return 0;
 }

@@ -280,6 +280,28 @@ TEST_F(RegistryTest, ServiceGuidFallbackOutsideInitExit) {
   ASSERT_EQ(0, InitCore(DefaultParams()));
 }
 
+// A review finding: the parameter's sysfs file outlives the module's exit
+// function, so `cat .../parameters/srpt_service_guid` may run while
+// srpt_core_exit() frees the Target. The getter read the Target pointer
+// and then took its lock: a Target freed in between was used after free.
+TEST_F(RegistryTest, TheServiceGuidReadWhileTheModuleExitsUsesNoFreedTarget) {
+  FakeDevice dev = TwoPortDevice();
+  srpt_core_device* cdev = nullptr;
+  ASSERT_EQ(0, AddDevice(dev, &cdev));
+  RemoveDevice(cdev);
+  bool exited = false;
+  fake::before_next_mutex_lock([&] {
+    ExitCore();
+    exited = true;
+  });
+  const uint64_t guid = srpt_core_service_guid(7);
+  fake::before_next_mutex_lock(nullptr);
+  EXPECT_EQ(kNodeGuid, guid);
+  EXPECT_FALSE(exited) << "the getter took a lock of the Target";
+  ExitCore();
+  EXPECT_EQ(7u, srpt_core_service_guid(7)) << "after exit: the parameter's own value";
+}
+
 TEST_F(RegistryTest, InitMakesTheTargetLock) {
   EXPECT_EQ(1u, fake::live_mutexes());
   EXPECT_EQ(1u, fake::live_mutexes_of_class(SRPT_LOCK_TARGET));

@@ -2,6 +2,7 @@
 #include "lock.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <unordered_set>
 #include <utility>
@@ -33,6 +34,7 @@ struct LockState {
   std::unordered_set<const FakeLock*> live;
   std::vector<const FakeLock*> held;
   std::map<std::pair<int, const FakeLock*>, int> phantom;
+  std::function<void()> before_lock;
 };
 
 LockState& state() {
@@ -159,6 +161,8 @@ void might_sleep(const char* what) {
     record_violation("%s may sleep and was called under a spinlock", what);
 }
 
+void before_next_mutex_lock(std::function<void()> hook) { state().before_lock = std::move(hook); }
+
 void reset_lock() { state() = LockState{}; }
 
 }  // namespace fake
@@ -185,6 +189,7 @@ extern "C" void srpt_mutex_destroy(srpt_mutex* m) noexcept {
 }
 
 extern "C" void srpt_mutex_lock(srpt_mutex* m) noexcept {
+  if (std::function<void()> hook = std::exchange(fake::state().before_lock, nullptr)) hook();
   if (!fake::check_live(m, false, "srpt_mutex_lock")) return;
   fake::might_sleep("srpt_mutex_lock");
   fake::take(m, "srpt_mutex_lock");

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 
 #include <srpt/abi/lock.h>
 
@@ -40,6 +41,11 @@ bool spinlock_held(const srpt_spinlock* l);
 // For the fake's sleeping ABI functions: a violation when the current thread
 // holds a spinlock.
 void might_sleep(const char* what);
+
+// Runs `hook` once, at the start of the next srpt_mutex_lock(), before it
+// looks at the mutex: another thread acting between a caller's reading of
+// a pointer and its locking of what the pointer points to.
+void before_next_mutex_lock(std::function<void()> hook);
 
 // Forgets every live lock (without freeing it: the code under test may still
 // point at it).
