@@ -18,7 +18,8 @@ const char* form_name(PortNameForm form) {
 
 Result<Own<Target>> Target::create(const Params& params) {
   Mutex lock = SRPT_TRY(Mutex::create(SRPT_LOCK_TARGET));
-  return make_own<Target>(alloc_sleep, move(lock), params);
+  Mutex rdma_cm_lock = SRPT_TRY(Mutex::create(SRPT_LOCK_RDMA_CM));
+  return make_own<Target>(alloc_sleep, move(lock), move(rdma_cm_lock), params);
 }
 
 Target::~Target() {
@@ -625,6 +626,7 @@ Status Target::set_use_srq(Tpg& tpg, bool on) {
 
 Status Target::set_rdma_cm_port(StringView text) {
   const u16 port = SRPT_TRY(parse_kstrto_u16(text));
+  MutexGuard writer(rdma_cm_lock_);
   {
     MutexGuard guard(lock_);
     if (port == rdma_cm_port_) return Status::ok_status();
@@ -645,7 +647,8 @@ Status Target::set_rdma_cm_port(StringView text) {
     old = exchange(rdma_listener_, fresh);
     rdma_cm_port_ = port;
   }
-  // Outside the lock: destroying waits for its running REQ callbacks.
+  // Outside lock_: destroying waits for its running REQ callbacks, which
+  // take login locks and lock_ (never rdma_cm_lock_).
   if (old != nullptr) srpt_k_listener_destroy(old);
   if (port != 0)
     srpt_log(SRPT_LOG_INFO, "RDMA/CM listening on port %u\n", port);

@@ -28,6 +28,7 @@ static_assert(SRPT_ECONNREFUSED == ECONNREFUSED);
 static_assert(SRPT_ETIMEDOUT == ETIMEDOUT);
 /* target_setup_session() refuses an initiator without an ACL with it. */
 static_assert(SRPT_EACCES == EACCES);
+static_assert(SRPT_EADDRINUSE == EADDRINUSE);
 
 /* srpt_core_cmd_rdma_done() passes ib_wc_status as a number. */
 static_assert(SRPT_WC_SUCCESS == IB_WC_SUCCESS);

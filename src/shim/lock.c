@@ -26,6 +26,7 @@ static const char *const srpt_lock_names[SRPT_LOCK_CLASS_COUNT] = {
 	[SRPT_LOCK_LOGIN] = "srpt_login_lock",
 	[SRPT_LOCK_SRQ] = "srpt_srq_lock",
 	[SRPT_LOCK_IDLE_CACHE] = "srpt_idle_cache_lock",
+	[SRPT_LOCK_RDMA_CM] = "srpt_rdma_cm_lock",
 };
 
 struct srpt_mutex *srpt_mutex_create(enum srpt_lock_class cls)

@@ -6,10 +6,10 @@
  *
  * Each lock belongs to a lock class named here. Lockdep checks ordering per
  * class, so locks that nest must be of different classes. The lock order of
- * the whole module is LOGIN, SRQ, then the others in the order listed
- * (TARGET, PORT, TEST, CHANNEL, IDLE_CACHE): a lock may only be taken
- * while holding locks of classes before it. (LOGIN and SRQ were added
- * after the first four; their values keep the others'.)
+ * the whole module is RDMA_CM, LOGIN, SRQ, then the others in the order
+ * listed (TARGET, PORT, TEST, CHANNEL, IDLE_CACHE): a lock may only be
+ * taken while holding locks of classes before it. (RDMA_CM, LOGIN and SRQ
+ * were added after the first four; their values keep the others'.)
  */
 #ifndef SRPT_ABI_LOCK_H
 #define SRPT_ABI_LOCK_H
@@ -33,6 +33,10 @@ enum srpt_lock_class {
 				   * of receive rings and of command-context
 				   * sets; innermost, nothing is taken under
 				   * it, and never both at once */
+	SRPT_LOCK_RDMA_CM = 7,	/* one: writes of the RDMA/CM port, each
+				 * holding it while it makes and destroys
+				 * listeners (destroying one waits for its
+				 * logins); first in the lock order */
 	SRPT_LOCK_CLASS_COUNT
 };
 

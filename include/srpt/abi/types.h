@@ -56,5 +56,6 @@ typedef __SIZE_TYPE__ size_t;
 #define SRPT_ESHUTDOWN 108
 #define SRPT_ETIMEDOUT 110
 #define SRPT_EACCES 13
+#define SRPT_EADDRINUSE 98
 
 #endif /* SRPT_ABI_TYPES_H */

@@ -82,7 +82,8 @@ class Target : Pinned {
   Status set_tpg_attribute(Tpg& tpg, srpt_tpg_attr attr, StringView text);
 
   // configfs: discovery_auth/rdma_cm_port. Moves the RDMA/CM listener.
-  Status set_rdma_cm_port(StringView text);
+  // One write at a time (rdma_cm_lock_).
+  Status set_rdma_cm_port(StringView text) SRPT_EXCLUDES(rdma_cm_lock_, lock_);
   u16 rdma_cm_port();
 
   // The login handler (see cm_id.h for the ownership rule).
@@ -107,7 +108,8 @@ class Target : Pinned {
   const Params& params() const { return params_; }
 
  private:
-  Target(Mutex lock, const Params& params) : lock_(move(lock)), params_(params) {}
+  Target(Mutex lock, Mutex rdma_cm_lock, const Params& params)
+      : lock_(move(lock)), rdma_cm_lock_(move(rdma_cm_lock)), params_(params) {}
   template <class T, class Ctx, class... Args>
   friend Result<Own<T>> make_own(Ctx, Args&&...);
 
@@ -181,6 +183,13 @@ class Target : Pinned {
       SRPT_EXCLUDES(lock_);
 
   Mutex lock_;
+  // Held by a write of the RDMA/CM port from its check of the port in use
+  // to the old listener's destruction, so that two writes cannot both make
+  // a listener on the same port (the second would fail EADDRINUSE:
+  // RdmaCmPortTest.TwoWritesOfTheSamePortAtOnceBothSucceed). Before lock_
+  // and every port's login lock: destroying a listener waits for its
+  // logins, which take those.
+  Mutex rdma_cm_lock_;
   List<Device, &Device::target_node> devices_ SRPT_GUARDED_BY(lock_);
   List<Channel, &Channel::target_node> channels_ SRPT_GUARDED_BY(lock_);
   Params params_;  // service_guid is written once, under lock_

@@ -30,6 +30,24 @@ class RdmaCmPortTest : public TargetTest {
 
 }  // namespace
 
+// A review finding: two writes of the same port at once (two scripts
+// configuring one target) both found the port not yet in use, both
+// listened on it, and the second got EADDRINUSE although the port it asked
+// for was being served. Writes of the attribute take turns.
+TEST_F(RdmaCmPortTest, TwoWritesOfTheSamePortAtOnceBothSucceed) {
+  int second = 1;
+  int other = -1;
+  fake::before_next_rdma_listen([&] {
+    other = fake::spawn_thread([&] { second = Store("5555"); });
+  });
+  EXPECT_EQ(0, Store("5555"));
+  EXPECT_EQ(0u, fake::run_threads());
+  ASSERT_TRUE(fake::thread_finished(other));
+  EXPECT_EQ(0, second);
+  EXPECT_EQ(5555, srpt_core_rdma_cm_port());
+  EXPECT_EQ(1u, fake::live_listeners());
+}
+
 TEST_F(RdmaCmPortTest, StartsAtZero) { EXPECT_EQ(0, srpt_core_rdma_cm_port()); }
 
 TEST_F(RdmaCmPortTest, AcceptsDecimalHexAndANewline) {

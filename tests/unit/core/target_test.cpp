@@ -202,7 +202,7 @@ TEST_F(RegistryTest, DeviceRemovalDisablesAndDetaches) {
   DropTpg(tpg);
   DropTport(t);  // drops the last reference to the port
   EXPECT_EQ(1u, fake::live_allocations()) << "only the Target remains";
-  EXPECT_EQ(1u, fake::live_mutexes()) << "the Target's registry lock";
+  EXPECT_EQ(2u, fake::live_mutexes()) << "the Target's registry lock and RDMA/CM lock";
 }
 
 // Issue 13, defect 3: destroying the IB/CM listener waits for its running
@@ -302,9 +302,10 @@ TEST_F(RegistryTest, TheServiceGuidReadWhileTheModuleExitsUsesNoFreedTarget) {
   EXPECT_EQ(7u, srpt_core_service_guid(7)) << "after exit: the parameter's own value";
 }
 
-TEST_F(RegistryTest, InitMakesTheTargetLock) {
-  EXPECT_EQ(1u, fake::live_mutexes());
+TEST_F(RegistryTest, InitMakesTheTargetLocks) {
+  EXPECT_EQ(2u, fake::live_mutexes());
   EXPECT_EQ(1u, fake::live_mutexes_of_class(SRPT_LOCK_TARGET));
+  EXPECT_EQ(1u, fake::live_mutexes_of_class(SRPT_LOCK_RDMA_CM));
 }
 
 // Issue 13, defect 4: one login lock per port, none global.
@@ -338,7 +339,7 @@ TEST_F(RegistryTest, ExitFreesEverything) {
   DropTport(t);
   RemoveDevice(cdev);
   EXPECT_EQ(1u, fake::live_allocations());
-  EXPECT_EQ(1u, fake::live_mutexes());
+  EXPECT_EQ(2u, fake::live_mutexes());
   ExitCore();
   EXPECT_EQ(0u, fake::live_allocations());
   EXPECT_EQ(0u, fake::live_mutexes());

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "cm.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <unordered_set>
+#include <utility>
 
 #include <srpt/abi/queue.h>
 
@@ -22,6 +24,7 @@ struct CmState {
   std::vector<CmId*> ids;
   std::unordered_set<srpt_k_listener*> listeners;
   int logins_running = 0;
+  std::function<void()> before_listen;
 };
 
 CmState& state() {
@@ -122,6 +125,8 @@ void cm_destroy_by_caller(CmId* id) {
 }
 
 size_t live_listeners() { return state().listeners.size(); }
+
+void before_next_rdma_listen(std::function<void()> hook) { state().before_listen = std::move(hook); }
 
 std::vector<srpt_k_listener*> listeners() {
   return std::vector<srpt_k_listener*>(state().listeners.begin(),
@@ -232,7 +237,11 @@ extern "C" void srpt_k_cm_destroy(srpt_cm_kind kind, srpt_k_cm* cm) noexcept {
 extern "C" int srpt_k_rdma_listen(uint16_t port, srpt_k_listener** out) noexcept {
   fake::might_sleep("srpt_k_rdma_listen");
   fake::trace("srpt_k_rdma_listen", nullptr, port);
+  if (std::function<void()> hook = std::exchange(fake::state().before_listen, nullptr)) hook();
   if (int err = fake::creation_error(fake::Call::RdmaListen)) return err;
+  // rdma_bind_addr(): one listener per port.
+  for (const srpt_k_listener* other : fake::state().listeners)
+    if (other->rdma && other->port == port) return -SRPT_EADDRINUSE;
   srpt_k_listener* l = new srpt_k_listener{true, port, nullptr, 0};
   fake::state().listeners.insert(l);
   *out = l;

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,9 @@ void cm_destroy_by_caller(CmId* id);
 
 size_t live_listeners();
 std::vector<srpt_k_listener*> listeners();
+// Runs `hook` once, at the start of the next srpt_k_rdma_listen(). A second
+// RDMA/CM listener on a port that has one fails -EADDRINUSE, as binding does.
+void before_next_rdma_listen(std::function<void()> hook);
 
 // Ids that were never destroyed, as lines for a failure message.
 std::vector<std::string> cm_leaks();

@@ -51,8 +51,10 @@ bool check_live(const FakeLock* l, bool spin, const char* op) {
   return false;
 }
 
-// The documented lock order: LOGIN, SRQ, then the class list from TARGET.
+// The documented lock order: RDMA_CM, LOGIN, SRQ, then the class list
+// from TARGET.
 int rank(srpt_lock_class cls) {
+  if (cls == SRPT_LOCK_RDMA_CM) return -3;
   if (cls == SRPT_LOCK_LOGIN) return -2;
   if (cls == SRPT_LOCK_SRQ) return -1;
   return cls;

@@ -12,7 +12,8 @@
 //   - any use of a pointer that is not a live lock of that type,
 //   - lock order: taking a lock while holding one of the same or a later
 //     class. The order is enum srpt_lock_class's, except that
-//     SRPT_LOCK_LOGIN and then SRPT_LOCK_SRQ come first (lock.h),
+//     SRPT_LOCK_RDMA_CM, SRPT_LOCK_LOGIN and then SRPT_LOCK_SRQ come first
+//     (lock.h),
 //   - sleeping under a spinlock: a mutex, an allocation that may sleep, or
 //     any ABI call documented as sleeping (might_sleep()).
 // Creating either is an allocation attempt for fault injection (fault.h).
