@@ -98,6 +98,8 @@ void srpt_core_exit(void) noexcept {
   srpt::destroy(srpt::exchange(g_target, nullptr));
 }
 
+void srpt_core_stop_rdma_cm(void) noexcept { g_target->stop_rdma_cm(); }
+
 uint64_t srpt_core_service_guid(uint64_t fallback) noexcept {
   if (!__atomic_load_n(&srpt::g_service_guid_valid, __ATOMIC_ACQUIRE)) return fallback;
   return __atomic_load_n(&srpt::g_service_guid, __ATOMIC_RELAXED);

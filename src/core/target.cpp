@@ -624,9 +624,31 @@ Status Target::set_use_srq(Tpg& tpg, bool on) {
   return Status::ok_status();
 }
 
+void Target::stop_rdma_cm() {
+  MutexGuard writer(rdma_cm_lock_);
+  rdma_cm_stopped_ = true;
+  srpt_k_listener* l;
+  u16 port;
+  {
+    MutexGuard guard(lock_);
+    l = exchange(rdma_listener_, nullptr);
+    port = exchange(rdma_cm_port_, u16{0});
+  }
+  if (l == nullptr) return;
+  // Waits for its running REQ callbacks: lock_ is not held.
+  srpt_k_listener_destroy(l);
+  srpt_log(SRPT_LOG_INFO, "RDMA/CM listener on port %u stopped: the module is unloading\n",
+           port);
+}
+
 Status Target::set_rdma_cm_port(StringView text) {
   const u16 port = SRPT_TRY(parse_kstrto_u16(text));
   MutexGuard writer(rdma_cm_lock_);
+  if (rdma_cm_stopped_) {
+    srpt_log(SRPT_LOG_ERR, "cannot listen for RDMA/CM on port %u: the module is unloading\n",
+             port);
+    return Error::Shutdown;
+  }
   {
     MutexGuard guard(lock_);
     if (port == rdma_cm_port_) return Status::ok_status();

@@ -120,6 +120,8 @@ err_cache:
 
 static void __exit srpt_cleanup_module(void)
 {
+	/* No RDMA/CM login may look a device up once the client is gone. */
+	srpt_core_stop_rdma_cm();
 	srpt_shim_debugfs_remove();
 	/* No writer of ib_srpt/fault is left: what a test held goes. */
 	srpt_fault_exit();

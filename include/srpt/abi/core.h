@@ -25,6 +25,15 @@ struct srpt_params {
  */
 int srpt_core_init(const struct srpt_params *params) SRPT_NOEXCEPT;
 
+/*
+ * Called first in module_exit, before ib_unregister_client(): destroys the
+ * RDMA/CM listener (waiting for its running REQ callbacks) and refuses
+ * every later discovery_auth/rdma_cm_port write, so that no RDMA/CM login
+ * runs once the IB client's id, by which such a login finds its device,
+ * is given back (tests/unit/abi/exit_order_check.sh). May sleep.
+ */
+void srpt_core_stop_rdma_cm(void) SRPT_NOEXCEPT;
+
 /* Called once from module_exit, after every device and tport is gone. */
 void srpt_core_exit(void) SRPT_NOEXCEPT;
 

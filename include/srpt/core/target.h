@@ -100,6 +100,9 @@ class Target : Pinned {
   // Gate of every log line a remote initiator can trigger at will.
   LogLimiter& log_limit() { return log_limit_; }
 
+  // Module unload, before the devices go: the RDMA/CM listener goes, and
+  // no rdma_cm_port write makes another (srpt_core_stop_rdma_cm).
+  void stop_rdma_cm() SRPT_EXCLUDES(rdma_cm_lock_, lock_);
   // Module unload: the listener goes, every channel is released, and every
   // release work has returned; the Target may be freed after it.
   void shutdown();
@@ -190,6 +193,8 @@ class Target : Pinned {
   // and every port's login lock: destroying a listener waits for its
   // logins, which take those.
   Mutex rdma_cm_lock_;
+  // Set by stop_rdma_cm(): no listener may be made any more.
+  bool rdma_cm_stopped_ SRPT_GUARDED_BY(rdma_cm_lock_) = false;
   List<Device, &Device::target_node> devices_ SRPT_GUARDED_BY(lock_);
   List<Channel, &Channel::target_node> channels_ SRPT_GUARDED_BY(lock_);
   Params params_;  // service_guid is written once, under lock_

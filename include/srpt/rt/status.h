@@ -28,6 +28,7 @@ class [[nodiscard]] Error {
     OpNotSupp = SRPT_EOPNOTSUPP,
     TimedOut = SRPT_ETIMEDOUT,
     ConnRefused = SRPT_ECONNREFUSED,
+    Shutdown = SRPT_ESHUTDOWN,
   };
 
   constexpr Error(Code code) : code_(code) {}  // NOLINT: implicit by design

@@ -101,3 +101,31 @@ TEST_F(RdmaCmPortTest, StopsAtAnEmbeddedNulAsTheKernelParserDoes) {
   ExpectAccepted(text, 4242);
   ExpectRefused(std::string("\0" "42", 3), -SRPT_EINVAL);
 }
+
+// A review finding: at module unload the RDMA/CM listener lived on until
+// srpt_core_exit(), after ib_unregister_client(); a REQ in between looked
+// its device up under the IB client's id, which unregistration frees (and
+// another client may be given). The shim now stops it first
+// (tests/unit/abi/exit_order_check.sh); after that no write may start
+// another.
+TEST_F(RdmaCmPortTest, UnloadStopsTheListenerAndRefusesLaterWrites) {
+  ASSERT_EQ(0, Store("5555"));
+  ASSERT_EQ(1u, fake::live_listeners());
+  srpt_core_stop_rdma_cm();
+  EXPECT_EQ(0u, fake::live_listeners());
+  EXPECT_EQ(0, srpt_core_rdma_cm_port());
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "RDMA/CM listener on port 5555 stopped: the module is unloading"))
+      << fake::log_dump();
+  EXPECT_EQ(-SRPT_ESHUTDOWN, Store("6000"));
+  EXPECT_EQ(0u, fake::live_listeners());
+  EXPECT_EQ(0, srpt_core_rdma_cm_port());
+  EXPECT_TRUE(fake::logged(SRPT_LOG_ERR, "cannot listen for RDMA/CM on port 6000: the module is unloading"))
+      << fake::log_dump();
+}
+
+TEST_F(RdmaCmPortTest, UnloadWithoutAListenerStopsNothing) {
+  srpt_core_stop_rdma_cm();
+  EXPECT_EQ(0u, fake::count_calls("srpt_k_listener_destroy"));
+  EXPECT_EQ(-SRPT_ESHUTDOWN, Store("5555"));
+  EXPECT_EQ(0u, fake::live_listeners());
+}
