@@ -96,8 +96,11 @@ class Port : public RefCounted<Port> {
   PortAttributes& attributes() { return attrs_; }
 
   // The port's Device Management agent, or nullptr (iWARP, or the port
-  // refused it). Made when the device is added, destroyed when it is
-  // removed, by the Target, outside its lock (dm.h).
+  // refused it). Made when the device is added, under the Target's lock
+  // (registering waits for no handler; one that runs at once waits for
+  // the lock in dm_answer, and the device is listed when it gets it);
+  // destroyed when it is removed, outside that lock (destroying waits for
+  // the handlers, which take it: dm.h).
   srpt_k_dm_agent* dm_agent = nullptr;
 
   // On the owning Device's list.
