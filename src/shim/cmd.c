@@ -203,14 +203,6 @@ int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,
 		return -EBUSY;
 	if (count > SRPT_K_MAX_RDMA_SEGS)
 		return -EINVAL;
-	if (count > SRPT_K_RW_INLINE) {
-		/* Process context (target-core callback or CQ work). */
-		cmd->rw = kcalloc(count, sizeof(*cmd->rw), GFP_KERNEL);
-		if (!cmd->rw) {
-			cmd->rw = cmd->rw_inline;
-			return -ENOMEM;
-		}
-	}
 	switch (dir) {
 	case SRPT_DIR_READ:	/* data-in: RDMA WRITE from our buffer */
 		cmd->rw_dir = DMA_TO_DEVICE;
@@ -220,6 +212,14 @@ int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,
 		break;
 	default:
 		return -EINVAL;
+	}
+	if (count > SRPT_K_RW_INLINE) {
+		/* Process context (target-core callback or CQ work). */
+		cmd->rw = kcalloc(count, sizeof(*cmd->rw), GFP_KERNEL);
+		if (!cmd->rw) {
+			cmd->rw = cmd->rw_inline;
+			return -ENOMEM;
+		}
 	}
 
 	for_each_sg(se_cmd->t_data_sg, s, se_cmd->t_data_nents, i)
