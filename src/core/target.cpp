@@ -36,15 +36,8 @@ Target::~Target() {
 }
 
 void Target::shutdown() {
-  srpt_k_listener* l;
-  {
-    MutexGuard guard(lock_);
-    l = exchange(rdma_listener_, nullptr);
-    rdma_cm_port_ = 0;
-  }
-  // Waits for a running REQ callback, which may wait for a port's login
-  // lock: none is held here.
-  if (l != nullptr) srpt_k_listener_destroy(l);
+  // The shim's exit stopped it already; its init-failure path did not.
+  stop_rdma_cm();
   // Module unload removed every device before this (ib_client first:
   // ~Target asserts it), and the last listener is gone: no login runs or
   // can start, so no port's login lock is needed to close what is left.
@@ -635,7 +628,8 @@ void Target::stop_rdma_cm() {
     port = exchange(rdma_cm_port_, u16{0});
   }
   if (l == nullptr) return;
-  // Waits for its running REQ callbacks: lock_ is not held.
+  // Waits for its running REQ callbacks, which may wait for a port's login
+  // lock or lock_: neither is held here.
   srpt_k_listener_destroy(l);
   srpt_log(SRPT_LOG_INFO, "RDMA/CM listener on port %u stopped: the module is unloading\n",
            port);
