@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 /* The largest private data an RDMA/CM accept can carry over IB/RoCE. */
@@ -150,6 +151,9 @@ int main(int argc, char **argv)
 	}
 	memset(rsp, 0, sizeof(rsp));
 	rsp[0] = 0xc0;
+
+	/* As srp_initiator: no huge pages, so memory counts repeat. */
+	(void)prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
