@@ -299,18 +299,22 @@ void Channel::release_work_fn(void* arg) {
 void Channel::release() {
   bool reply;
   CloseReason why;
-  u32 ext_tables;
+  u32 ext_tables, split;
   {
     SpinGuard g(lock_);
     reply = state_.reply_disconnect();
     why = state_.reason();
     ext_tables = ext_tables_;
+    split = split_;
   }
   srpt_log(SRPT_LOG_INFO, "channel %s (%s) closing: %s\n", sess_name_.c_str(),
            cfg_.names.port_id_0x.c_str(), close_reason_name(why));
   if (ext_tables != 0)
     srpt_log(SRPT_LOG_INFO, "channel %s: %u external descriptor tables fetched\n",
              sess_name_.c_str(), ext_tables);
+  if (split != 0)
+    srpt_log(SRPT_LOG_INFO, "channel %s: %u transfers posted in parts\n",
+             sess_name_.c_str(), split);
 
   // 1. Tell the initiator and stop the queues: every posted request now
   //    completes (flushed), so commands in the target core can finish.

@@ -214,7 +214,7 @@ void Channel::on_aborted(Command& c) {
 }
 // --- responses and the end of a command -----------------------------------
 
-void Channel::send_response(Command& c, RspFields f, u32 rdma_wrs) {
+void Channel::send_response(Command& c, RspFields f, bool data_in) {
   {
     SpinGuard g(lock_);
     f.req_lim_delta = ius_.grant();
@@ -224,13 +224,17 @@ void Channel::send_response(Command& c, RspFields f, u32 rdma_wrs) {
   c.rsp_len = build_srp_rsp(srpt_k_ring_buf(send_ring_, c.index()),
                             cfg_.send_buf_size, f);
   // The response, behind the data-in writes prepared for it.
-  if (sq_reserve(c, 1 + rdma_wrs, Command::SqPost::Rsp)) post_rsp(c);
+  if (data_in)
+    continue_data_in(c);
+  else if (sq_reserve(c, 1, Command::SqPost::Rsp))
+    post_rsp(c);
 }
 
 void Channel::post_rsp(Command& c) {
   const int ret = c.state == Command::State::RspOnly
                       ? srpt_k_post_send(qp_, send_ring_, c.index(), c.rsp_len)
-                      : srpt_k_cmd_send_rsp(c.kcmd, send_ring_, c.index(), c.rsp_len);
+                      : srpt_k_cmd_send_rsp(c.kcmd, send_ring_, c.index(), c.rsp_len,
+                                            c.rw_next);
   if (ret != 0) {
     // No completion will come for it: the command ends here.
     sq_return(c);
@@ -271,6 +275,7 @@ void Channel::on_release(Command& c) {
   }
   SpinGuard g(lock_);
   c.state = Command::State::Free;
+  c.rw_ctxs = c.rw_next = c.part_ctxs = 0;
   slots_.put(c);
 }
 

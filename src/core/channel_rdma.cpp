@@ -8,8 +8,15 @@
 //   room reserved (sq_reserve); the room comes back when the chain's last
 //   completion arrives (sq_return, or on_send for a response). Waiters post
 //   in arrival order (sq_resume), without lock_.
-// - A chain longer than the whole send queue is never reserved: it is
-//   refused before (on_write_pending, on_queue_data_in).
+// - RDMA goes in parts of whole contexts (one per remote segment), each
+//   posted after the previous part completed: a command's transfer may
+//   need more work requests than the queue holds (ib_srp with 255
+//   segments: about 260), while each context fits it. So the queue is
+//   sized for the slots plus one large context (send_queue.h), not plus
+//   the largest command. A command whose whole chain fits goes in one part
+//   (or, data-in, in one chain with its response), as before.
+// - A context longer than the whole send queue is never reserved: the
+//   command is refused before (on_write_pending, on_queue_data_in).
 // - A closing channel's QP is in the error state: posts flush, nothing is
 //   counted.
 #include <srpt/core/channel.h>
@@ -47,6 +54,7 @@ void Channel::sq_resume() {
     switch (what) {
       case Command::SqPost::Fetch: post_fetch(*c); break;
       case Command::SqPost::Read: (void)post_read(*c, true); break;
+      case Command::SqPost::Write: post_write(*c); break;
       case Command::SqPost::Rsp: post_rsp(*c); break;
       case Command::SqPost::None: break;  // SendBudget::next reported it
     }
@@ -141,6 +149,53 @@ RspFields fields_of(const Command& c, const srpt_cmd_result& r) {
 
 }  // namespace
 
+u32 Channel::rdma_prepared(Command& c) {
+  c.rw_ctxs = srpt_k_cmd_rdma_ctxs(c.kcmd);
+  c.rw_next = 0;
+  c.part_ctxs = 0;
+  u32 largest = 0;
+  for (u32 i = 0; i < c.rw_ctxs; i++) largest = max(largest, srpt_k_cmd_rdma_ctx_wrs(c.kcmd, i));
+  return largest;
+}
+
+u32 Channel::next_part(Command& c, u32 room) {
+  u32 wrs = 0, n = 0;
+  for (u32 i = c.rw_next; i < c.rw_ctxs; i++, n++) {
+    const u32 w = srpt_k_cmd_rdma_ctx_wrs(c.kcmd, i);
+    if (n > 0 && wrs + w > room) break;
+    wrs += w;
+  }
+  c.part_ctxs = n;
+  return wrs;
+}
+
+u32 Channel::wrs_left(const Command& c) const {
+  u32 wrs = 0;
+  for (u32 i = c.rw_next; i < c.rw_ctxs; i++) wrs += srpt_k_cmd_rdma_ctx_wrs(c.kcmd, i);
+  return wrs;
+}
+
+void Channel::note_split(u32 wrs) {
+  u32 n;
+  {
+    SpinGuard g(lock_);
+    n = ++split_;
+  }
+  if (n == 1)
+    srpt_log(SRPT_LOG_INFO,
+             "channel %s: first transfer longer than the send queue (%u work requests, "
+             "queue holds %u), posted in parts\n",
+             sess_name_.c_str(), wrs, sq_depth_);
+}
+
+void Channel::log_context_too_long(u32 wrs) {
+  if (log_admit())
+    srpt_log(SRPT_LOG_WARNING,
+             "channel %s: command needs %u send work requests for one segment, "
+             "queue holds %u\n",
+             sess_name_.c_str(), wrs, sq_depth_);
+}
+
 int Channel::on_write_pending(Command& c) {
   if (c.parsed.imm != nullptr) {
     // The data came with the request.
@@ -157,26 +212,34 @@ int Channel::on_write_pending(Command& c) {
     return -SRPT_EINVAL;
   }
   if (wrs < 0) return wrs;  // the target core retries (queue full) or fails it
-  // The reads now and the response later must each fit the send queue;
-  // a command needing more could never be posted: the target core fails it.
-  if (static_cast<u32>(wrs) > sq_depth_) {
+  // Each part must fit the send queue, so each context must: a command
+  // with one longer could never be posted; the target core fails it.
+  const u32 largest = rdma_prepared(c);
+  if (largest > sq_depth_) {
     srpt_k_cmd_rdma_unprepare(c.kcmd);
-    if (log_admit())
-      srpt_log(SRPT_LOG_WARNING,
-               "channel %s: command needs %d send work requests, queue holds %u\n",
-               sess_name_.c_str(), wrs, sq_depth_);
+    c.rw_ctxs = 0;
+    log_context_too_long(largest);
     return -SRPT_EINVAL;
   }
-  if (!sq_reserve(c, static_cast<u32>(wrs), Command::SqPost::Read)) return 0;
+  if (static_cast<u32>(wrs) > sq_depth_) note_split(static_cast<u32>(wrs));
+  if (!sq_reserve(c, next_part(c, sq_depth_), Command::SqPost::Read)) return 0;
   return post_read(c, false);
 }
 
-// Posts the prepared data-out reads (room reserved). From write_pending an
-// error goes back to the target core; once deferred, the command fails.
+// Posts the next part of the data-out reads (room reserved). The first
+// part, from write_pending, returns an error to the target core (which
+// retries or fails the command); a later or deferred one fails the command.
 int Channel::post_read(Command& c, bool deferred) {
-  const int ret = srpt_k_cmd_rdma_read(c.kcmd);
+  // Advanced before the post: the part's completion may run on another CPU
+  // (the CQ's work) before the post returns, and go on from rw_next.
+  const u32 first = c.rw_next;
+  c.rw_next += c.part_ctxs;
+  const int ret = srpt_k_cmd_rdma_read(c.kcmd, first, c.part_ctxs);
   if (ret == 0) return 0;
   sq_return(c);
+  // The shim dropped the contexts if it posted none of the part, else
+  // they stay until the command is freed; the core is done with them.
+  c.rw_ctxs = c.rw_next = 0;
   if (!deferred) return ret;
   close(CloseReason::QueueError);
   srpt_k_cmd_fail(c.kcmd);
@@ -185,6 +248,20 @@ int Channel::post_read(Command& c, bool deferred) {
 
 void Channel::on_rdma_done(Command& c, int wc_status) {
   sq_return(c);
+  if (c.parsed.dir == SRPT_DIR_READ) {
+    on_write_done(c, wc_status);
+    return;
+  }
+  if (wc_status == SRPT_WC_SUCCESS && c.rw_next < c.rw_ctxs) {
+    // The next part. A closing channel posts it too: the QP flushes it,
+    // and its completion fails the command like any flush.
+    if (sq_reserve(c, next_part(c, sq_depth_), Command::SqPost::Read)) (void)post_read(c, true);
+    return;
+  }
+  // Every part is done (or failed): unmapping hands the data to the CPU
+  // before the backend may see it.
+  srpt_k_cmd_rdma_unprepare(c.kcmd);
+  c.rw_ctxs = c.rw_next = 0;
   if (wc_status == SRPT_WC_SUCCESS) {
     srpt_k_cmd_execute(c.kcmd);
     return;
@@ -198,12 +275,54 @@ void Channel::on_rdma_done(Command& c, int wc_status) {
   srpt_k_cmd_fail(c.kcmd);
 }
 
+void Channel::continue_data_in(Command& c) {
+  const u32 left = wrs_left(c);
+  if (left + 1 <= sq_depth_) {
+    // The rest goes chained in front of the response.
+    if (sq_reserve(c, left + 1, Command::SqPost::Rsp)) post_rsp(c);
+    return;
+  }
+  if (sq_reserve(c, next_part(c, sq_depth_), Command::SqPost::Write)) post_write(c);
+}
+
+// Posts the next part of the data-in writes (room reserved).
+void Channel::post_write(Command& c) {
+  // Advanced before the post, as in post_read.
+  const u32 first = c.rw_next;
+  c.rw_next += c.part_ctxs;
+  if (srpt_k_cmd_rdma_write(c.kcmd, first, c.part_ctxs) == 0) return;
+  // No completion will come for it: the command ends here, unanswered,
+  // as when its response cannot be posted (post_rsp).
+  sq_return(c);
+  close(CloseReason::QueueError);
+  finish(c);
+  process_waiting();
+}
+
+void Channel::on_write_done(Command& c, int wc_status) {
+  if (wc_status == SRPT_WC_SUCCESS) {
+    // A closing channel goes on too: the QP flushes the rest and the
+    // response, whose completion ends the command.
+    continue_data_in(c);
+    return;
+  }
+  // The QP is in the error state: no response can reach the initiator.
+  // The command ends unanswered, as when its response's send fails.
+  if (wc_status != SRPT_WC_WR_FLUSH_ERR && log_admit())
+    srpt_log(SRPT_LOG_WARNING, "channel %s: RDMA write failed: %s (%d), tag 0x%llx\n",
+             sess_name_.c_str(), srpt_k_wc_status_name(wc_status), wc_status,
+             static_cast<unsigned long long>(tag_value(c.parsed.tag)));
+  close(CloseReason::QueueError);
+  finish(c);
+  process_waiting();
+}
+
 int Channel::on_queue_data_in(Command& c) {
   srpt_cmd_result r;
   srpt_k_cmd_result(c.kcmd, &r);
   const u32 n = clip_segs(c.parsed, r.data_len);
-  u32 writes = 0;
   bool unmappable = false;
+  c.rw_ctxs = c.rw_next = c.part_ctxs = 0;
   if (n > 0) {
     const int wrs = srpt_k_cmd_rdma_prepare(c.kcmd, SRPT_DIR_READ, c.parsed.segs, n);
     if (wrs == -SRPT_ENOSPC) {
@@ -212,16 +331,17 @@ int Channel::on_queue_data_in(Command& c) {
     } else if (wrs < 0) {
       return wrs;  // queue full: the target core calls us again
     } else {
-      writes = static_cast<u32>(wrs);
+      // The last context goes with the response: each must fit beside it.
+      const u32 largest = rdma_prepared(c);
+      if (largest + 1 > sq_depth_) {
+        srpt_k_cmd_rdma_unprepare(c.kcmd);
+        c.rw_ctxs = 0;
+        log_context_too_long(largest + 1);
+        unmappable = true;
+      } else if (static_cast<u32>(wrs) + 1 > sq_depth_) {
+        note_split(static_cast<u32>(wrs) + 1);
+      }
     }
-  }
-  if (!unmappable && writes + 1 > sq_depth_) {
-    srpt_k_cmd_rdma_unprepare(c.kcmd);
-    if (log_admit())
-      srpt_log(SRPT_LOG_WARNING,
-               "channel %s: command needs %u send work requests, queue holds %u\n",
-               sess_name_.c_str(), writes + 1, sq_depth_);
-    unmappable = true;
   }
   if (unmappable) {
     // It could never be posted: CHECK CONDITION without the data.
@@ -234,7 +354,7 @@ int Channel::on_queue_data_in(Command& c) {
     send_response(c, f);
     return 0;
   }
-  send_response(c, fields_of(c, r), writes);
+  send_response(c, fields_of(c, r), /*data_in=*/true);
   return 0;
 }
 

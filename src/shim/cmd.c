@@ -39,6 +39,7 @@ struct srpt_k_rw {
 	struct rdma_rw_ctx ctx;
 	struct scatterlist *sg;		/* what ctx was initialised on */
 	u32 nents;
+	u32 wrs;			/* work requests ctx posts */
 	bool own_sg;			/* sg is a slice this command made */
 };
 
@@ -51,7 +52,7 @@ struct srpt_k_cmd {
 	u32 port_num;
 	struct srpt_core_cmd *ctx;	/* the core's command */
 	struct scatterlist imm_sg;	/* immediate data, inside the request */
-	struct ib_cqe rdma_cqe;		/* the data-out RDMA reads */
+	struct ib_cqe rdma_cqe;		/* a part's last RDMA read or write */
 	struct ib_cqe fetch_cqe;	/* the descriptor-table read */
 	struct srpt_k_ring_entry *fetch_ent;
 	u32 fetch_len;
@@ -251,8 +252,9 @@ int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,
 			rw->sg = NULL;
 			goto err_destroy;
 		}
+		rw->wrs = ret;	/* rdma_rw_ctx_init: the work requests it posts */
 		cmd->n_rw++;
-		wrs += ret;	/* rdma_rw_ctx_init: the work requests it posts */
+		wrs += ret;
 		off += segs[i].len;
 	}
 	return wrs;
@@ -271,13 +273,25 @@ err_destroy:
 	return ret;
 }
 
+uint32_t srpt_k_cmd_rdma_ctxs(struct srpt_k_cmd *cmd)
+{
+	return cmd->n_rw;
+}
+
+uint32_t srpt_k_cmd_rdma_ctx_wrs(struct srpt_k_cmd *cmd, uint32_t i)
+{
+	if (WARN_ON_ONCE(i >= cmd->n_rw))
+		return 0;
+	return cmd->rw[i].wrs;
+}
+
 void srpt_k_cmd_rdma_unprepare(struct srpt_k_cmd *cmd)
 {
-	/* SAFETY: none of them was posted (abi/cmd.h). */
+	/* SAFETY: none of them is outstanding (abi/cmd.h). */
 	srpt_k_rw_destroy_all(cmd);
 }
 
-static void srpt_k_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
+static void srpt_k_rdma_done(struct ib_cq *cq, struct ib_wc *wc)
 {
 	struct srpt_k_cmd *cmd =
 		container_of(wc->wr_cqe, struct srpt_k_cmd, rdma_cqe);
@@ -285,12 +299,11 @@ static void srpt_k_rdma_read_done(struct ib_cq *cq, struct ib_wc *wc)
 	srpt_k_cq_context_check(cq);
 	/*
 	 * Process context (the CQ polls from a work queue). This is the
-	 * last read of the chain and the send queue completes in order, so
-	 * every read is done (on error: failed or flushed). Unmapping now
-	 * hands the data to the CPU (bounce buffers are copied back) before
-	 * the core lets the backend see it.
+	 * last request of a part and the send queue completes in order, so
+	 * the whole part is done (on error: failed or flushed). The contexts
+	 * stay: the core posts the next part, or unprepares them before the
+	 * backend may see data read into the buffer.
 	 */
-	srpt_k_rw_destroy_all(cmd);
 	srpt_core_cmd_rdma_done(cmd->ctx, wc->status);
 }
 
@@ -300,40 +313,56 @@ const char *srpt_k_wc_status_name(int wc_status)
 }
 
 /*
- * Chains the contexts' work requests in order in front of `tail`; the last
- * one signals `cqe` when there is no tail.
+ * Chains the work requests of contexts [first, end) in order in front of
+ * `tail`; the last one signals `cqe` when there is no tail.
  */
-static struct ib_send_wr *srpt_k_rw_chain(struct srpt_k_cmd *cmd,
-					  struct ib_cqe *cqe,
+static struct ib_send_wr *srpt_k_rw_chain(struct srpt_k_cmd *cmd, u32 first,
+					  u32 end, struct ib_cqe *cqe,
 					  struct ib_send_wr *tail)
 {
-	struct ib_send_wr *first = tail;
+	struct ib_send_wr *head = tail;
 	u32 i;
 
-	for (i = cmd->n_rw; i-- > 0;)
-		first = rdma_rw_ctx_wrs(&cmd->rw[i].ctx, cmd->qp->ib_qp,
-					cmd->port_num, cqe, first);
-	return first;
+	for (i = end; i-- > first;)
+		head = rdma_rw_ctx_wrs(&cmd->rw[i].ctx, cmd->qp->ib_qp,
+				       cmd->port_num, cqe, head);
+	return head;
 }
 
-int srpt_k_cmd_rdma_read(struct srpt_k_cmd *cmd)
+static int srpt_k_cmd_rdma_post(struct srpt_k_cmd *cmd, u32 first, u32 count,
+				enum dma_data_direction dir)
 {
 	const struct ib_send_wr *bad_wr;
-	struct ib_send_wr *first;
+	struct ib_send_wr *head;
 	int ret;
 
-	if (WARN_ON_ONCE(!cmd->n_rw || cmd->rw_dir != DMA_FROM_DEVICE))
+	if (WARN_ON_ONCE(!count || first >= cmd->n_rw ||
+			 count > cmd->n_rw - first || cmd->rw_dir != dir))
 		return -EINVAL;
-	first = srpt_k_rw_chain(cmd, &cmd->rdma_cqe, NULL);
-	ret = ib_post_send(cmd->qp->ib_qp, first, &bad_wr);
+	head = srpt_k_rw_chain(cmd, first, first + count, &cmd->rdma_cqe, NULL);
+	ret = ib_post_send(cmd->qp->ib_qp, head, &bad_wr);
 	/*
-	 * Nothing posted (typically a full send queue): the contexts go, so
-	 * that the target core's retry of write_pending can prepare afresh.
-	 * A partly posted chain stays; only a QP error completes it.
+	 * Nothing posted (typically a full send queue) of a data-out part:
+	 * the contexts go, so that the target core's retry of write_pending
+	 * can prepare afresh (no earlier part is outstanding: each is posted
+	 * after the previous one completed). A partly posted part stays;
+	 * only a QP error completes it.
 	 */
-	if (ret && bad_wr == first)
+	if (ret && bad_wr == head && dir == DMA_FROM_DEVICE)
 		srpt_k_rw_destroy_all(cmd);
 	return ret;
+}
+
+int srpt_k_cmd_rdma_read(struct srpt_k_cmd *cmd, uint32_t first,
+			 uint32_t count)
+{
+	return srpt_k_cmd_rdma_post(cmd, first, count, DMA_FROM_DEVICE);
+}
+
+int srpt_k_cmd_rdma_write(struct srpt_k_cmd *cmd, uint32_t first,
+			  uint32_t count)
+{
+	return srpt_k_cmd_rdma_post(cmd, first, count, DMA_TO_DEVICE);
 }
 
 static void srpt_k_fetch_done(struct ib_cq *cq, struct ib_wc *wc)
@@ -385,9 +414,9 @@ int srpt_k_cmd_fetch(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
 }
 
 int srpt_k_cmd_send_rsp(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
-			uint32_t index, uint32_t len)
+			uint32_t index, uint32_t len, uint32_t first)
 {
-	struct ib_send_wr wr, *first = &wr;
+	struct ib_send_wr wr, *head = &wr;
 	struct ib_sge sge;
 	int ret;
 
@@ -399,9 +428,9 @@ int srpt_k_cmd_send_rsp(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
 	 * which the RC QP delivers after them; the response's completion
 	 * (srpt_core_send_done()) covers them all.
 	 */
-	if (cmd->n_rw && cmd->rw_dir == DMA_TO_DEVICE)
-		first = srpt_k_rw_chain(cmd, NULL, &wr);
-	return ib_post_send(cmd->qp->ib_qp, first, NULL);
+	if (first < cmd->n_rw && cmd->rw_dir == DMA_TO_DEVICE)
+		head = srpt_k_rw_chain(cmd, first, cmd->n_rw, NULL, &wr);
+	return ib_post_send(cmd->qp->ib_qp, head, NULL);
 }
 
 /* --- life of a command -------------------------------------------------- */
@@ -415,7 +444,7 @@ int srpt_k_cmd_create(struct srpt_k_qp *qp, uint32_t port_num,
 	cmd = srpt_shim_cache_zalloc(srpt_k_cmd_cache);
 	if (!cmd)
 		return -ENOMEM;
-	cmd->rdma_cqe.done = srpt_k_rdma_read_done;
+	cmd->rdma_cqe.done = srpt_k_rdma_done;
 	cmd->fetch_cqe.done = srpt_k_fetch_done;
 	cmd->rw = cmd->rw_inline;
 	srpt_k_cmd_bind(cmd, qp, port_num, ctx);

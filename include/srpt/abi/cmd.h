@@ -91,9 +91,13 @@ struct srpt_rdma_seg {
 	uint32_t len;
 };
 /*
- * Maps the command's data buffer onto the remote segments (rdma_rw).
- * READ: the writes are posted chained before the next response send.
+ * Maps the command's data buffer onto the remote segments (rdma_rw): one
+ * context per non-empty segment, numbered from 0 in segment order.
+ * READ: srpt_k_cmd_rdma_write() posts writes, and srpt_k_cmd_send_rsp()
+ * posts the rest chained before the response.
  * WRITE: srpt_k_cmd_rdma_read() posts them; srpt_core_cmd_rdma_done() follows.
+ * Contexts are posted in order, in parts of whole contexts (a part is
+ * posted only after the previous part's completion).
  * The segments lie back to back from the start of the buffer and must fit
  * in it (srpt_cmd_result.data_len bytes): -EINVAL otherwise, and for more
  * than SRPT_K_MAX_RDMA_SEGS segments. Zero-length segments are skipped.
@@ -111,13 +115,31 @@ struct srpt_rdma_seg {
 int srpt_k_cmd_rdma_prepare(struct srpt_k_cmd *cmd, enum srpt_data_dir dir,
 			    const struct srpt_rdma_seg *segs,
 			    uint32_t count) SRPT_NOEXCEPT;
-/* Drops prepared contexts that will not be posted. */
+/* The prepared contexts, and the send work requests context `i` posts. */
+uint32_t srpt_k_cmd_rdma_ctxs(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
+uint32_t srpt_k_cmd_rdma_ctx_wrs(struct srpt_k_cmd *cmd,
+				 uint32_t i) SRPT_NOEXCEPT;
+/*
+ * Drops the prepared contexts (unmapping hands data read into the buffer
+ * to the CPU). None of their work requests may be outstanding: never
+ * posted, or the completion of the last one posted was seen.
+ */
 void srpt_k_cmd_rdma_unprepare(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
 /*
- * Posts the prepared data-out reads. When the send queue took none of them
- * the contexts are dropped again (so write_pending can be retried).
+ * Posts the data-out reads of contexts [first, first + count); the last
+ * one signals srpt_core_cmd_rdma_done(). When the send queue took none of
+ * them the contexts are dropped (so write_pending can be retried); a part
+ * posted in part stays, and only a QP error completes it.
  */
-int srpt_k_cmd_rdma_read(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
+int srpt_k_cmd_rdma_read(struct srpt_k_cmd *cmd, uint32_t first,
+			 uint32_t count) SRPT_NOEXCEPT;
+/*
+ * Posts the data-in writes of contexts [first, first + count); the last
+ * one signals srpt_core_cmd_rdma_done(). The contexts stay either way
+ * (they go with the command).
+ */
+int srpt_k_cmd_rdma_write(struct srpt_k_cmd *cmd, uint32_t first,
+			  uint32_t count) SRPT_NOEXCEPT;
 /*
  * Reads `len` bytes of initiator memory (va, rkey) into the start of
  * ring[index] (a SRPT_RING_RECV ring) with one signalled RDMA READ: an
@@ -127,9 +149,14 @@ int srpt_k_cmd_rdma_read(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
 int srpt_k_cmd_fetch(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
 		     uint32_t index, uint64_t va, uint32_t rkey,
 		     uint32_t len) SRPT_NOEXCEPT;
-/* Sends the response (ring[index], len bytes) after any prepared writes. */
+/*
+ * Sends the response (ring[index], len bytes) after the writes of the
+ * prepared data-in contexts from `first` on (none when first is their
+ * count, or nothing is prepared).
+ */
 int srpt_k_cmd_send_rsp(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
-			uint32_t index, uint32_t len) SRPT_NOEXCEPT;
+			uint32_t index, uint32_t len,
+			uint32_t first) SRPT_NOEXCEPT;
 
 struct srpt_cmd_result {
 	uint8_t status;		/* SCSI status */
@@ -203,10 +230,11 @@ void srpt_core_cmd_release(struct srpt_core_cmd *cmd) SRPT_NOEXCEPT;
 /* The RDMA read of srpt_k_cmd_fetch() completed (ok) or failed/flushed. */
 void srpt_core_cmd_fetch_done(struct srpt_core_cmd *cmd, int ok) SRPT_NOEXCEPT;
 /*
- * The data-out RDMA reads of srpt_k_cmd_rdma_read() completed. wc_status:
- * the kernel's enum ib_wc_status of the last read's completion, as a plain
- * number (the send queue completes in order, so every read before it is
- * done too); SRPT_WC_SUCCESS when all were read.
+ * A part posted by srpt_k_cmd_rdma_read() or srpt_k_cmd_rdma_write()
+ * completed. wc_status: the kernel's enum ib_wc_status of its last work
+ * request's completion, as a plain number (the send queue completes in
+ * order, so every request before it is done too); SRPT_WC_SUCCESS when the
+ * whole part was moved. The contexts stay prepared.
  */
 void srpt_core_cmd_rdma_done(struct srpt_core_cmd *cmd, int wc_status) SRPT_NOEXCEPT;
 

@@ -34,7 +34,7 @@
 //                           (request_fifo.h)
 //   slots_   SlotPool       the command slots (slot_pool.h)
 //   sq_      SendBudget     send-queue room and who waits for it (send_budget.h)
-//   ext_tables_, aborted_   two counters for log lines
+//   ext_tables_, split_, aborted_   counters for log lines
 // Nothing that sleeps or calls out of the module runs under it. gate_
 // (dispatch_gate.h) has its own spinlock, never taken under lock_ nor the
 // other way round: every dispatch runs inside it, and the release work
@@ -232,9 +232,10 @@ class Channel : public RefCounted<Channel> {
   void submit(Command& c);
   void handle_tsk_mgmt(Command& c, u32 index, u32 len);
   void answer_tsk_mgmt(Command& c, u8 rsp_code);
-  // Builds and posts the response (with `rdma_wrs` data-in writes chained
-  // in front), or queues it until the send queue has room.
-  void send_response(Command& c, RspFields f, u32 rdma_wrs = 0);
+  // Builds and posts the response (data_in: behind the prepared data-in
+  // writes, in parts if need be), or queues it until the send queue has
+  // room.
+  void send_response(Command& c, RspFields f, bool data_in = false);
   void post_rsp(Command& c);
   void finish(Command& c);
 
@@ -248,6 +249,24 @@ class Channel : public RefCounted<Channel> {
   void sq_resume();
   void post_fetch(Command& c);
   int post_read(Command& c, bool deferred);
+  void post_write(Command& c);
+  // RDMA in parts (channel_rdma.cpp): after a prepare, records the
+  // contexts; the work requests of the largest one.
+  u32 rdma_prepared(Command& c);
+  // The next part: as many contexts from rw_next on as fit in `room` work
+  // requests together (part_ctxs, at least one, as every context fits the
+  // queue); returns their work requests.
+  u32 next_part(Command& c, u32 room);
+  // The work requests of the contexts not yet posted.
+  u32 wrs_left(const Command& c) const;
+  // Data-in: the next part of the writes, or the last ones with the
+  // response, when the room for them is free.
+  void continue_data_in(Command& c);
+  void on_write_done(Command& c, int wc_status);
+  void log_context_too_long(u32 wrs);
+  // A transfer of `wrs` work requests goes in parts: counted, the first
+  // one logged.
+  void note_split(u32 wrs);
   // The slot's descriptor-table buffer as a segment store of kMaxRdmaSegs,
   // made on first use (it may sleep: a dispatch, in process context, no lock
   // held); nullptr when it cannot be made.
@@ -288,6 +307,9 @@ class Channel : public RefCounted<Channel> {
   SendBudget sq_ SRPT_GUARDED_BY(lock_);
   // External descriptor tables fetched (logged at release).
   u32 ext_tables_ SRPT_GUARDED_BY(lock_) = 0;
+  // Transfers longer than the send queue, posted in parts (logged at
+  // release).
+  u32 split_ SRPT_GUARDED_BY(lock_) = 0;
   // Commands the target core aborted since the last task management answer
   // (for its log line).
   u32 aborted_ SRPT_GUARDED_BY(lock_) = 0;

@@ -79,6 +79,13 @@ class Command : public SqClaim, Pinned {
   ParsedTskMgmt tmf{};
   ListNode free_node;  // on the channel's SlotPool while free
   u32 rsp_len = 0;     // the built response, for a deferred post
+  // Its prepared RDMA contexts (srpt_k_cmd_rdma_prepare), posted in parts
+  // of whole contexts in order: rw_next is the first not yet posted,
+  // part_ctxs how many the part being posted (or waiting for room) takes.
+  // Set with the contexts; meaningless without them.
+  u32 rw_ctxs = 0;
+  u32 rw_next = 0;
+  u32 part_ctxs = 0;
 
  private:
   Channel& ch_;

@@ -3,10 +3,10 @@
 // for it, in arrival order. SqClaim: one command's share of it.
 //
 // Rules:
-// - A command posts one chain at a time (a descriptor table read, its
-//   data-out reads, or its response with the data-in writes in front), and
-//   only after reserving every work request of it: the send queue never
-//   overflows.
+// - A command posts one chain at a time (a descriptor table read, a part
+//   of its data-out reads or data-in writes, or its response with the
+//   last data-in writes in front), and only after reserving every work
+//   request of it: the send queue never overflows.
 // - Room is granted first come, first served: while any command waits, a
 //   new reserve() waits behind it even if its own chain would fit, so a
 //   large chain is not starved by small ones (SendBudgetTest).
@@ -28,7 +28,7 @@ namespace srpt {
 
 struct SqClaim {
   // What a command waiting for room posts once it has it.
-  enum class SqPost : u8 { None, Fetch, Read, Rsp };
+  enum class SqPost : u8 { None, Fetch, Read, Write, Rsp };
 
   // The work requests of the chain this command has posted.
   u32 sq_held = 0;

@@ -1428,7 +1428,8 @@ TEST_F(ExternalTableTest, AnInIuTableBeyondTheInlineStoreUsesTheSlotsTableBuffer
       EXPECT_EQ(10 + i, cmd->segs[i].rkey);
     }
     EXPECT_EQ(rings + (n > srpt::Command::kInlineSegs ? 1 : 0), fake::live_rings());
-    fake::complete_send(Qp(o));
+    // 200 writes and the response exceed the queue: a part, then the rest.
+    while (!Qp(o)->sends.empty()) fake::complete_send(Qp(o));
     EXPECT_EQ(0u, Snap(o).busy_slots);
     rings = fake::live_rings();
   }
@@ -1479,18 +1480,25 @@ class SendQueueTest : public ChannelTest {
     EXPECT_EQ(4u, Qp(o)->params.send_depth);
     return o;
   }
-  // A data-in command of `segs` segments of 512 bytes, submitted, tag `tag`.
-  srpt_k_cmd* DataIn(const Outcome& o, uint64_t tag, uint32_t segs) {
+  // A data-in (or, out: data-out) command of `segs` segments of `len`
+  // bytes (each len / kFakeBytesPerWr work requests, at least one),
+  // submitted, tag `tag`.
+  srpt_k_cmd* DataIn(const Outcome& o, uint64_t tag, uint32_t segs, uint32_t len = 512,
+                     bool out = false) {
     SrpCmd c;
     c.tag = tag;
-    c.buf_fmt = srp::kIndirect;
-    c.in_cnt = static_cast<uint8_t>(segs);
-    c.tail = IndirectHeader(0x9000, 7, segs * 16, segs * 512);
-    for (uint32_t i = 0; i < segs; i++) Append(c.tail, DirectDesc(0x1000 * (i + 1), 10, 512));
+    c.buf_fmt = out ? srp::kIndirect << 4 : srp::kIndirect;
+    (out ? c.out_cnt : c.in_cnt) = static_cast<uint8_t>(segs);
+    c.tail = IndirectHeader(0x9000, 7, segs * 16, segs * len);
+    for (uint32_t i = 0; i < segs; i++)
+      Append(c.tail, DirectDesc(0x100000ull * (i + 1), 10, len));
     Receive(o, EncodeSrpCmd(c));
     srpt_k_cmd* cmd = LastSubmitted();
-    fake::set_cmd_result(cmd, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, segs * 512});
+    fake::set_cmd_result(cmd, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, segs * len});
     return cmd;
+  }
+  srpt_k_cmd* DataOut(const Outcome& o, uint64_t tag, uint32_t segs, uint32_t len = 512) {
+    return DataIn(o, tag, segs, len, true);
   }
   static uint64_t TagOf(const fake::PostedSend& s) { return DecodeRsp(s.bytes).tag; }
 };
@@ -1564,33 +1572,211 @@ TEST_F(SendQueueTest, TableReadsAndRefusalsTakeRoomToo) {
   EXPECT_EQ(0u, Snap(o).busy_slots);
 }
 
-TEST_F(SendQueueTest, ACommandNeedingMoreThanTheWholeQueueIsAnswered) {
+// Each part of a transfer must fit the whole queue, so each context must
+// (with the response beside the last for data-in): a command with a longer
+// one could never be posted and is answered at once.
+TEST_F(SendQueueTest, ACommandWithASegmentLongerThanTheWholeQueueIsAnswered) {
   const Outcome o = SmallQueue();
-  srpt_k_cmd* in = DataIn(o, 1, 4);  // four writes + response: 5 > 4
+  // One segment of four work requests, and its response: 5 > 4.
+  srpt_k_cmd* in = DataIn(o, 1, 1, 4 * fake::kFakeBytesPerWr);
   ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(in)));
   ASSERT_EQ(1u, Qp(o)->sends.size());
   EXPECT_EQ(0u, Qp(o)->sends[0].rdma_wrs) << "no data: the contexts were dropped";
   const RspView v = LastRsp(o);
   EXPECT_EQ(0x02, v.status);
   EXPECT_EQ(0x0b, v.sense.at(2));
-  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "needs 5 send work requests, queue holds 4"));
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING,
+                           "needs 5 send work requests for one segment, queue holds 4"));
   fake::complete_send(Qp(o));
   EXPECT_EQ(1, in->releases);
-  // Data-out: four reads fit (the response comes after them).
-  SrpCmd c;
-  c.buf_fmt = srp::kIndirect << 4;
-  c.out_cnt = 4;
-  c.tail = IndirectHeader(0x9000, 7, 64, 2048);
-  for (uint32_t i = 0; i < 4; i++) Append(c.tail, DirectDesc(0x1000 * (i + 1), 10, 512));
-  Receive(o, EncodeSrpCmd(c));
-  srpt_k_cmd* big = LastSubmitted();
-  fake::set_cmd_result(big, srpt_cmd_result{0, 0, 0, 0, nullptr, 0, 2048});
+  // Data-out: five reads of one segment never fit; the target core fails it.
+  srpt_k_cmd* out = DataOut(o, 2, 1, 5 * fake::kFakeBytesPerWr);
+  EXPECT_EQ(-SRPT_EINVAL, srpt_core_cmd_write_pending(fake::cmd_ctx(out)));
+  EXPECT_TRUE(out->segs.empty()) << "unprepared";
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING,
+                           "needs 5 send work requests for one segment, queue holds 4"));
+  Answer(out, 0x02);
+  fake::complete_send(Qp(o));
+  // Four reads of one segment fit (the response comes after them).
+  srpt_k_cmd* big = DataOut(o, 3, 1, 4 * fake::kFakeBytesPerWr);
   EXPECT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(big))) << "four reads fit";
+  ASSERT_EQ(1u, Qp(o)->sends.size());
+  EXPECT_EQ(4u, Qp(o)->sends[0].rdma_wrs);
   fake::complete_rdma_read(big);
+  EXPECT_EQ(1, big->executes);
   Answer(big, 0);
   fake::complete_send(Qp(o));
   EXPECT_EQ(1, big->releases);
   EXPECT_EQ(4u, Snap(o).req_lim);
+}
+
+// ib_srp with 255 descriptors needs about 260 work requests for one
+// command; the queue holds the slots' responses and one long segment. The
+// writes go in parts of whole contexts, each after the last completed, and
+// the last part goes chained in front of the response.
+TEST_F(SendQueueTest, DataInLongerThanTheWholeQueueIsWrittenInPartsThenAnswered) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* in = DataIn(o, 1, 7);  // seven writes and a response: 8 > 4
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(in)));
+  ASSERT_EQ(1u, Qp(o)->sends.size());
+  EXPECT_EQ(fake::PostedSend::Kind::RdmaWrite, Qp(o)->sends[0].kind);
+  EXPECT_EQ(0u, Qp(o)->sends[0].first_ctx);
+  EXPECT_EQ(4u, Qp(o)->sends[0].ctxs) << "as many contexts as the queue holds";
+  fake::complete_rdma_write(in);
+  // Three left: they and the response fit.
+  ASSERT_EQ(1u, Qp(o)->sends.size());
+  EXPECT_EQ(fake::PostedSend::Kind::CmdRsp, Qp(o)->sends[0].kind);
+  EXPECT_EQ(3u, Qp(o)->sends[0].rdma_wrs);
+  EXPECT_EQ(1, in->parts) << "one part, then the rest with the response";
+  EXPECT_EQ(0x00, LastRsp(o).status);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, in->releases);
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_FALSE(fake::logged(SRPT_LOG_WARNING, "send work requests"));
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "first transfer longer than the send queue "
+                                          "(8 work requests, queue holds 4), posted in parts"));
+  Receive(o, SimpleIu(srp::kILogout, 9));
+  RunWorks();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "1 transfers posted in parts"));
+}
+
+TEST_F(SendQueueTest, DataOutLongerThanTheWholeQueueIsReadInPartsThenExecuted) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* out = DataOut(o, 1, 10);  // ten reads: 4 + 4 + 2
+  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(out)));
+  for (uint32_t first : {0u, 4u, 8u}) {
+    SCOPED_TRACE("part from context " + std::to_string(first));
+    ASSERT_EQ(1u, Qp(o)->sends.size());
+    EXPECT_EQ(fake::PostedSend::Kind::RdmaRead, Qp(o)->sends[0].kind);
+    EXPECT_EQ(first, Qp(o)->sends[0].first_ctx);
+    EXPECT_EQ(first == 8 ? 2u : 4u, Qp(o)->sends[0].rdma_wrs);
+    EXPECT_EQ(0, out->executes) << "not before the last part";
+    fake::complete_rdma_read(out);
+  }
+  EXPECT_EQ(1, out->executes) << "once, after every part, with the contexts unmapped";
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "(10 work requests, queue holds 4), posted in parts"));
+  EXPECT_TRUE(out->segs.empty());
+  Answer(out, 0);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, out->releases);
+  EXPECT_EQ(4u, Snap(o).req_lim);
+}
+
+// Parts take their room first come, first served like any chain: the next
+// part of a long transfer waits behind responses that asked before it.
+TEST_F(SendQueueTest, ANextPartWaitsForRoomBehindEarlierCommands) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* out = DataOut(o, 1, 6);  // 4 + 2 reads
+  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(out)));
+  // Meanwhile two data-in commands of one write each: neither fits (2 + 2).
+  srpt_k_cmd* a = DataIn(o, 2, 1);
+  srpt_k_cmd* b = DataIn(o, 3, 1);
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(a)));
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(b)));
+  ASSERT_EQ(1u, Qp(o)->sends.size());
+  fake::complete_rdma_read(out);
+  // Both responses (2 + 2) take the queue; the second part (2) waits.
+  ASSERT_EQ(2u, Qp(o)->sends.size());
+  EXPECT_EQ(fake::PostedSend::Kind::CmdRsp, Qp(o)->sends[0].kind);
+  EXPECT_EQ(fake::PostedSend::Kind::CmdRsp, Qp(o)->sends[1].kind);
+  fake::complete_send(Qp(o));
+  ASSERT_EQ(2u, Qp(o)->sends.size());
+  EXPECT_EQ(fake::PostedSend::Kind::RdmaRead, Qp(o)->sends[1].kind);
+  EXPECT_EQ(4u, Qp(o)->sends[1].first_ctx);
+  fake::complete_send(Qp(o));
+  fake::complete_rdma_read(out);
+  EXPECT_EQ(1, out->executes);
+  Answer(out, 0);
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, a->releases);
+  EXPECT_EQ(1, b->releases);
+  EXPECT_EQ(1, out->releases);
+}
+
+// A part that fails: data-out fails the command (CHECK CONDITION) and posts
+// nothing more; data-in leaves the QP in the error state, so no response
+// can reach the initiator: the channel closes and the command ends
+// unanswered. A part that cannot be posted ends the same way.
+TEST_F(SendQueueTest, AFailedDataOutPartFailsTheCommandAndPostsNoMore) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* out = DataOut(o, 1, 10);
+  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(out)));
+  fake::complete_rdma_read(out);
+  fake::complete_rdma_read(out, false);
+  EXPECT_EQ(2, out->parts) << "the third part is never posted";
+  EXPECT_EQ(0, out->executes);
+  EXPECT_EQ(1, out->fails);
+  EXPECT_TRUE(out->segs.empty()) << "unprepared";
+  EXPECT_EQ(0x02, LastRsp(o).status);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "RDMA read failed: remote access error"));
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(1, out->releases);
+  Receive(o, SimpleIu(srp::kILogout, 9));
+  RunWorks();
+  ExpectReleasedByChannel(o);
+}
+
+// A failed data-in part leaves the QP in the error state: no response can
+// reach the initiator, so the channel closes and the command ends
+// unanswered.
+TEST_F(SendQueueTest, AFailedDataInPartEndsTheCommandUnansweredAndTheChannel) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* in = DataIn(o, 1, 10);
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(in)));
+  fake::complete_rdma_write(in, false);
+  EXPECT_EQ(1, in->parts);
+  EXPECT_EQ(1, in->releases) << "ended without a response";
+  EXPECT_EQ(0u, Snap(o).busy_slots);
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "RDMA write failed: remote access error"));
+  RunWorks();
+  ExpectReleasedByChannel(o);
+}
+
+// A part that cannot be posted gets no completion: the command ends there.
+TEST_F(SendQueueTest, ADataInPartThatCannotBePostedEndsTheCommandAndTheChannel) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* in = DataIn(o, 1, 10);
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(in)));
+  fake::fail_call(fake::Call::CmdRdmaWrite, -SRPT_ENOMEM);
+  fake::complete_rdma_write(in);
+  EXPECT_EQ(1, in->parts);
+  EXPECT_EQ(1, in->releases) << "no completion will come for the part";
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  RunWorks();
+  ExpectReleasedByChannel(o);
+}
+
+TEST_F(SendQueueTest, ADataOutPartThatCannotBePostedFailsTheCommand) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* out = DataOut(o, 1, 10);
+  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(out)));
+  fake::fail_call(fake::Call::CmdRdmaRead, -SRPT_ENOMEM);
+  fake::complete_rdma_read(out);
+  EXPECT_EQ(1, out->parts);
+  EXPECT_EQ(1, out->fails);
+  EXPECT_EQ(0, out->executes);
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  fake::complete_send(Qp(o), 0, false);
+  EXPECT_EQ(1, out->releases);
+  RunWorks();
+  ExpectReleasedByChannel(o);
+}
+
+// A channel that closes between parts: the next part is posted into the
+// error state and flushed, and the command ends once, without data.
+TEST_F(SendQueueTest, AChannelClosingBetweenPartsEndsTheCommandOnce) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* in = DataIn(o, 1, 10);
+  srpt_k_cmd* out = DataOut(o, 2, 10);
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(in)));
+  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(out)));
+  Receive(o, SimpleIu(srp::kILogout, 9));
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  EXPECT_EQ(1, in->releases);
+  EXPECT_EQ(1, out->releases);
+  EXPECT_EQ(0, out->executes);
 }
 
 TEST_F(SendQueueTest, WaitingCommandsAreFlushedWhenTheChannelCloses) {

@@ -9,7 +9,7 @@
 
 namespace {
 
-using srpt::kMaxCommandWrs;
+using srpt::kMaxContextWrs;
 using srpt::srp::kRspImmedSupported;
 using srpt::srp::kRspMaintained;
 using srpt::srp::kRspNoChan;
@@ -73,8 +73,8 @@ TEST_F(LoginResponseTest, TheGrantSizesTheChannel) {
   srpt_k_qp* qp = Qp(o);
   ASSERT_NE(nullptr, qp);
   EXPECT_EQ(64u, qp->params.recv_depth);
-  EXPECT_EQ(64u + kMaxCommandWrs, qp->params.send_depth)
-      << "a response per slot and one largest RDMA chain, below srp_sq_size";
+  EXPECT_EQ(64u + kMaxContextWrs, qp->params.send_depth)
+      << "a response per slot and one longest RDMA context, below srp_sq_size";
   EXPECT_EQ(0xffff, qp->params.pkey);
   EXPECT_EQ(o.id->context, qp->params.ctx) << "completions reach the channel";
   ASSERT_EQ(64u, qp->recvs.size()) << "every receive IU posted before the accept";

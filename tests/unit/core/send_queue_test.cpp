@@ -4,24 +4,31 @@
 
 #include "../harness/core_test.h"
 
-using srpt::kMaxCommandWrs;
+using srpt::kMaxContextWrs;
 using srpt::send_queue_depth;
 
 namespace {
 
-TEST(SendQueueDepthTest, ALargestChainIsTheSegmentsPlusAnEightMiBTransfer) {
-  // 256 remote segments, 2048 pages at 16 per work request.
-  EXPECT_EQ(256u + 128u, kMaxCommandWrs);
+TEST(SendQueueDepthTest, ALongestContextIsAnEightMiBSegmentStartingInsideAPage) {
+  // 2048 pages at 16 per work request, one more for the unaligned start.
+  EXPECT_EQ(128u + 1u, kMaxContextWrs);
 }
 
-TEST(SendQueueDepthTest, ResponsesForEverySlotAndOneLargestChain) {
-  EXPECT_EQ(64u + kMaxCommandWrs, send_queue_depth(64, 4096));
-  EXPECT_EQ(1u + kMaxCommandWrs, send_queue_depth(1, 4096));
+TEST(SendQueueDepthTest, ResponsesForEverySlotAndOneLongestContext) {
+  EXPECT_EQ(64u + kMaxContextWrs, send_queue_depth(64, 4096));
+  EXPECT_EQ(1u + kMaxContextWrs, send_queue_depth(1, 4096));
+}
+
+TEST(SendQueueDepthTest, ADefaultLoginFitsRxesQueueOf256Entries) {
+  // ib_srp's default login gets 64 slots; with the drain request and the
+  // spare entry rxe keeps, the depth must stay under 255 so that rxe's
+  // power-of-two queue is 256 entries, not 512 (its memory per channel).
+  EXPECT_LE(send_queue_depth(64, 4096) + 2, 256u);
 }
 
 TEST(SendQueueDepthTest, SrpSqSizeCaps) {
   EXPECT_EQ(100u, send_queue_depth(64, 100));
-  EXPECT_EQ(64u + kMaxCommandWrs, send_queue_depth(64, 64 + kMaxCommandWrs));
+  EXPECT_EQ(64u + kMaxContextWrs, send_queue_depth(64, 64 + kMaxContextWrs));
 }
 
 TEST(SendQueueDepthTest, NeverBelowOneResponsePerSlot) {

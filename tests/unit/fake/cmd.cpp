@@ -80,7 +80,9 @@ void target_core_answers(srpt_k_cmd* cmd, uint8_t status) {
 
 void drop_contexts(srpt_k_cmd* cmd) {
   cmd->segs.clear();
+  cmd->ctx_wrs.clear();
   cmd->wrs = 0;
+  cmd->posted_to = 0;
   cmd->rw_dir = SRPT_DIR_NONE;
 }
 
@@ -122,16 +124,21 @@ void complete_rdma_read(srpt_k_cmd* cmd, bool ok) {
   complete_rdma_read_status(cmd, ok ? kWcSuccess : kWcRemAccessErr);
 }
 
+void complete_rdma_write(srpt_k_cmd* cmd, bool ok) {
+  complete_rdma_read_status(cmd, ok ? kWcSuccess : kWcRemAccessErr);
+}
+
 void complete_rdma_read_status(srpt_k_cmd* cmd, int wc_status) {
   if (!live_cmd(cmd, "complete_rdma_read")) return;
   srpt_k_qp* qp = cmd->qp;
   for (size_t i = 0; i < qp->sends.size(); i++) {
-    if (qp->sends[i].cmd == cmd && qp->sends[i].kind == PostedSend::Kind::RdmaRead) {
+    if (qp->sends[i].cmd == cmd && (qp->sends[i].kind == PostedSend::Kind::RdmaRead ||
+                                    qp->sends[i].kind == PostedSend::Kind::RdmaWrite)) {
       complete_send_status(qp, i, wc_status);
       return;
     }
   }
-  record_violation("complete_rdma_read(command #%d): no RDMA read is posted",
+  record_violation("complete_rdma_read(command #%d): no RDMA part is posted",
                    cmd->serial);
 }
 
@@ -191,10 +198,9 @@ size_t active_cmds() {
   return n;
 }
 
-void cmd_rdma_read_completed(srpt_k_cmd* cmd, int wc_status) {
-  // The shim unmaps before it tells the core.
-  fake::drop_contexts(cmd);
-  cmd->phase = srpt_k_cmd::Phase::Submitted;
+void cmd_rdma_part_completed(srpt_k_cmd* cmd, int wc_status) {
+  // The contexts stay: the core posts the next part or unprepares them.
+  if (cmd->rw_dir == SRPT_DIR_WRITE) cmd->phase = srpt_k_cmd::Phase::Submitted;
   srpt_core_cmd_rdma_done(cmd->ctx, wc_status);
 }
 
@@ -338,6 +344,10 @@ extern "C" void srpt_k_cmd_execute(srpt_k_cmd* cmd) noexcept {
   if (!fake::live_cmd(cmd, "srpt_k_cmd_execute") ||
       !fake::check_active(cmd, "srpt_k_cmd_execute"))
     return;
+  if (cmd->rw_dir == SRPT_DIR_WRITE && !cmd->segs.empty())
+    fake::record_violation("srpt_k_cmd_execute(command #%d): its data-out contexts "
+                           "are still mapped (the backend would see stale data)",
+                           cmd->serial);
   cmd->executes++;
   cmd->phase = srpt_k_cmd::Phase::Executing;
 }
@@ -396,16 +406,61 @@ extern "C" int srpt_k_cmd_rdma_prepare(srpt_k_cmd* cmd, srpt_data_dir dir,
   for (uint32_t i = 0; i < count; i++) total += segs[i].len;
   if (total > cmd->result.data_len) return -SRPT_EINVAL;
   if (int err = fake::injected_call_error(fake::Call::CmdRdmaPrepare)) return err;
-  cmd->segs.clear();
-  cmd->wrs = 0;
+  fake::drop_contexts(cmd);
   for (uint32_t i = 0; i < count; i++) {
     if (segs[i].len == 0) continue;
+    const uint32_t w = (segs[i].len + fake::kFakeBytesPerWr - 1) / fake::kFakeBytesPerWr;
     cmd->segs.push_back(segs[i]);
-    cmd->wrs++;
+    cmd->ctx_wrs.push_back(w);
+    cmd->wrs += w;
   }
   cmd->rw_dir = dir;
   return static_cast<int>(cmd->wrs);
 }
+
+extern "C" uint32_t srpt_k_cmd_rdma_ctxs(srpt_k_cmd* cmd) noexcept {
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_rdma_ctxs")) return 0;
+  return static_cast<uint32_t>(cmd->ctx_wrs.size());
+}
+
+extern "C" uint32_t srpt_k_cmd_rdma_ctx_wrs(srpt_k_cmd* cmd, uint32_t i) noexcept {
+  if (!fake::live_cmd(cmd, "srpt_k_cmd_rdma_ctx_wrs")) return 0;
+  if (i >= cmd->ctx_wrs.size()) {
+    fake::record_violation("srpt_k_cmd_rdma_ctx_wrs(command #%d): context %u of %zu",
+                           cmd->serial, i, cmd->ctx_wrs.size());
+    return 0;
+  }
+  return cmd->ctx_wrs[i];
+}
+
+namespace fake {
+namespace {
+// A part of contexts [first, first + count) of `cmd`, posted in `dir`: the
+// violations a real post would turn into corruption or a hang. Its work
+// requests, or -1.
+int64_t rdma_part(srpt_k_cmd* cmd, uint32_t first, uint32_t count, srpt_data_dir dir,
+                  const char* op) {
+  if (!live_cmd(cmd, op) || !check_active(cmd, op)) return -1;
+  if (cmd->segs.empty() || cmd->rw_dir != dir) {
+    record_violation("%s(command #%d): no such contexts prepared", op, cmd->serial);
+    return -1;
+  }
+  if (count == 0 || first != cmd->posted_to || first + count > cmd->ctx_wrs.size()) {
+    record_violation("%s(command #%d): contexts [%u, +%u) out of order (next %u of %zu)",
+                     op, cmd->serial, first, count, cmd->posted_to, cmd->ctx_wrs.size());
+    return -1;
+  }
+  for (const PostedSend& s : cmd->qp->sends)
+    if (s.cmd == cmd && (s.kind == PostedSend::Kind::RdmaRead ||
+                         s.kind == PostedSend::Kind::RdmaWrite))
+      record_violation("%s(command #%d): its previous part is still posted", op,
+                       cmd->serial);
+  int64_t wrs = 0;
+  for (uint32_t i = first; i < first + count; i++) wrs += cmd->ctx_wrs[i];
+  return wrs;
+}
+}  // namespace
+}  // namespace fake
 
 extern "C" void srpt_k_cmd_rdma_unprepare(srpt_k_cmd* cmd) noexcept {
   fake::trace("srpt_k_cmd_rdma_unprepare", cmd);
@@ -416,23 +471,40 @@ extern "C" void srpt_k_cmd_rdma_unprepare(srpt_k_cmd* cmd) noexcept {
   fake::drop_contexts(cmd);
 }
 
-extern "C" int srpt_k_cmd_rdma_read(srpt_k_cmd* cmd) noexcept {
-  fake::trace("srpt_k_cmd_rdma_read", cmd);
-  if (!fake::live_cmd(cmd, "srpt_k_cmd_rdma_read") ||
-      !fake::check_active(cmd, "srpt_k_cmd_rdma_read"))
-    return -SRPT_EINVAL;
-  if (cmd->segs.empty() || cmd->rw_dir != SRPT_DIR_WRITE) {
-    fake::record_violation("srpt_k_cmd_rdma_read(command #%d): no data-out "
-                           "contexts prepared", cmd->serial);
-    return -SRPT_EINVAL;
-  }
+extern "C" int srpt_k_cmd_rdma_read(srpt_k_cmd* cmd, uint32_t first,
+                                    uint32_t count) noexcept {
+  fake::trace("srpt_k_cmd_rdma_read", cmd, first);
+  const int64_t wrs = fake::rdma_part(cmd, first, count, SRPT_DIR_WRITE, "srpt_k_cmd_rdma_read");
+  if (wrs < 0) return -SRPT_EINVAL;
   if (int err = fake::injected_call_error(fake::Call::CmdRdmaRead)) {
     fake::drop_contexts(cmd);  // nothing was posted
     return err;
   }
   cmd->phase = srpt_k_cmd::Phase::RdmaReading;
-  fake::post_cmd_send(cmd->qp, PostedSend{PostedSend::Kind::RdmaRead, nullptr, 0,
-                                          {}, cmd, cmd->wrs, 0});
+  cmd->posted_to += count;
+  cmd->parts++;
+  PostedSend p{PostedSend::Kind::RdmaRead, nullptr, 0, {}, cmd,
+               static_cast<uint32_t>(wrs), 0};
+  p.first_ctx = first;
+  p.ctxs = count;
+  fake::post_cmd_send(cmd->qp, p);
+  return 0;
+}
+
+extern "C" int srpt_k_cmd_rdma_write(srpt_k_cmd* cmd, uint32_t first,
+                                     uint32_t count) noexcept {
+  fake::trace("srpt_k_cmd_rdma_write", cmd, first);
+  const int64_t wrs = fake::rdma_part(cmd, first, count, SRPT_DIR_READ, "srpt_k_cmd_rdma_write");
+  if (wrs < 0) return -SRPT_EINVAL;
+  // Nothing posted; the contexts stay with the command.
+  if (int err = fake::injected_call_error(fake::Call::CmdRdmaWrite)) return err;
+  cmd->posted_to += count;
+  cmd->parts++;
+  PostedSend p{PostedSend::Kind::RdmaWrite, nullptr, 0, {}, cmd,
+               static_cast<uint32_t>(wrs), 0};
+  p.first_ctx = first;
+  p.ctxs = count;
+  fake::post_cmd_send(cmd->qp, p);
   return 0;
 }
 
@@ -472,7 +544,8 @@ extern "C" int srpt_k_cmd_fetch(srpt_k_cmd* cmd, srpt_k_ring* ring, uint32_t ind
 }
 
 extern "C" int srpt_k_cmd_send_rsp(srpt_k_cmd* cmd, srpt_k_ring* ring,
-                                   uint32_t index, uint32_t len) noexcept {
+                                   uint32_t index, uint32_t len,
+                                   uint32_t first) noexcept {
   fake::trace("srpt_k_cmd_send_rsp", cmd, index);
   if (!fake::live_cmd(cmd, "srpt_k_cmd_send_rsp") ||
       !fake::check_active(cmd, "srpt_k_cmd_send_rsp"))
@@ -481,7 +554,19 @@ extern "C" int srpt_k_cmd_send_rsp(srpt_k_cmd* cmd, srpt_k_ring* ring,
     return -SRPT_EINVAL;
   if (int err = fake::injected_call_error(fake::Call::CmdSendRsp)) return err;
   const uint8_t* b = srpt_k_ring_buf(ring, index);
-  const uint32_t writes = cmd->rw_dir == SRPT_DIR_READ ? cmd->wrs : 0;
+  uint32_t writes = 0;
+  if (cmd->rw_dir == SRPT_DIR_READ && !cmd->segs.empty()) {
+    if (first != cmd->posted_to || first > cmd->ctx_wrs.size())
+      fake::record_violation("srpt_k_cmd_send_rsp(command #%d): writes from context %u, "
+                             "next unposted %u of %zu", cmd->serial, first,
+                             cmd->posted_to, cmd->ctx_wrs.size());
+    for (size_t i = first; i < cmd->ctx_wrs.size(); i++) writes += cmd->ctx_wrs[i];
+    for (const PostedSend& p : cmd->qp->sends)
+      if (p.cmd == cmd && p.kind == PostedSend::Kind::RdmaWrite)
+        fake::record_violation("srpt_k_cmd_send_rsp(command #%d): a part of its writes "
+                               "is still posted", cmd->serial);
+    cmd->posted_to = static_cast<uint32_t>(cmd->ctx_wrs.size());
+  }
   cmd->phase = srpt_k_cmd::Phase::RspPosted;
   fake::post_cmd_send(cmd->qp, PostedSend{PostedSend::Kind::CmdRsp, ring, index,
                                           std::vector<uint8_t>(b, b + len), cmd,

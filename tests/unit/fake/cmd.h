@@ -7,8 +7,11 @@
 // with cmd_ctx(cmd), after set_cmd_result() if the default result (GOOD, all
 // data moved, no sense) is not wanted. srpt_k_cmd_free() calls
 // srpt_core_cmd_release() synchronously, as transport_generic_free_cmd()
-// does when the last reference goes. RDMA reads (srpt_k_cmd_rdma_read) are
-// posted on the QP and completed with complete_rdma_read() (or flushed);
+// does when the last reference goes. A prepared context takes one work
+// request per started kFakeBytesPerWr of its segment (rdma_rw at 16 pages
+// per request). RDMA parts (srpt_k_cmd_rdma_read, srpt_k_cmd_rdma_write)
+// are posted on the QP and completed with complete_rdma_read() /
+// complete_rdma_write() (or flushed);
 // srpt_k_cmd_fail() answers CHECK CONDITION through queue_status at once, as
 // transport_generic_request_failure() does; a submission to a stopped
 // session is refused with -ESHUTDOWN and records nothing, as
@@ -19,7 +22,10 @@
 //
 // Violations: submitting a command the target core still holds, freeing one
 // it does not hold (or whose response or RDMA reads are still posted),
-// destroying one it holds, RDMA calls out of order.
+// destroying one it holds, RDMA calls out of order (a part that does not
+// start where the last ended, or is posted while another part of the same
+// command is), executing a command whose data-out contexts are still
+// mapped.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +38,8 @@
 namespace fake {
 // TRANSPORT_SENSE_BUFFER.
 inline constexpr size_t kSenseBufferSize = 96;
+// The bytes one RDMA work request moves: 16 pages of 4 KiB.
+inline constexpr uint32_t kFakeBytesPerWr = 16 * 4096;
 }  // namespace fake
 
 struct srpt_k_cmd {
@@ -55,10 +63,13 @@ struct srpt_k_cmd {
   // as long as the context, across the commands of its slot, and is zeroed
   // by srpt_k_cmd_submit() as the shim does.
   std::vector<uint8_t> sense = std::vector<uint8_t>(fake::kSenseBufferSize);
-  // Prepared RDMA contexts.
+  // Prepared RDMA contexts, one per segment, and their work requests.
   std::vector<srpt_rdma_seg> segs;
+  std::vector<uint32_t> ctx_wrs;
   srpt_data_dir rw_dir = SRPT_DIR_NONE;
   uint32_t wrs = 0;
+  uint32_t posted_to = 0;  // contexts posted so far, in order
+  int parts = 0;           // RDMA parts posted (srpt_k_cmd_rdma_read/_write)
   int submits = 0;
   int frees = 0;
   int releases = 0;
@@ -111,9 +122,11 @@ srpt_core_cmd* cmd_ctx(const srpt_k_cmd* cmd);
 // buffer, kSenseBufferSize (translate_sense_reason()).
 void set_cmd_result(srpt_k_cmd* cmd, const srpt_cmd_result& r,
                     const std::vector<uint8_t>& sense = {}, size_t sense_len = 0);
-// Completes the posted RDMA reads of `cmd` (!ok: with kWcRemAccessErr).
+// Completes the posted RDMA part (reads, or data-in writes) of `cmd` (!ok:
+// with kWcRemAccessErr).
 void complete_rdma_read(srpt_k_cmd* cmd, bool ok = true);
-// Completes them with the ib_wc_status `wc_status` (queue.h: kWc*).
+void complete_rdma_write(srpt_k_cmd* cmd, bool ok = true);
+// Completes it with the ib_wc_status `wc_status` (queue.h: kWc*).
 void complete_rdma_read_status(srpt_k_cmd* cmd, int wc_status);
 // The target core aborts `cmd` (a TMF, a LUN reset) before any response:
 // aborted_task, then release_cmd, as the target core does on its own.
@@ -130,9 +143,9 @@ void complete_fetch(srpt_k_cmd* cmd, const std::vector<uint8_t>& table,
 const PostedSend* posted_fetch(const srpt_k_cmd* cmd);
 // For the queue fake: the table read of `cmd` completed (or was flushed).
 void cmd_fetch_completed(srpt_k_cmd* cmd, bool ok);
-// For the queue fake: the RDMA reads of `cmd` completed (or were flushed),
-// with the ib_wc_status of the last one.
-void cmd_rdma_read_completed(srpt_k_cmd* cmd, int wc_status);
+// For the queue fake: an RDMA part of `cmd` completed (or was flushed),
+// with the ib_wc_status of its last work request.
+void cmd_rdma_part_completed(srpt_k_cmd* cmd, int wc_status);
 // For the session drain: the backend finishes one command of `sess` that is
 // still with the target core (queue_status). False when none is.
 bool finish_one_cmd_of(srpt_k_session* sess);

@@ -86,6 +86,7 @@ const char* call_name(Call c) {
     case Call::CmdCreate: return "srpt_k_cmd_create";
     case Call::CmdRdmaPrepare: return "srpt_k_cmd_rdma_prepare";
     case Call::CmdRdmaRead: return "srpt_k_cmd_rdma_read";
+    case Call::CmdRdmaWrite: return "srpt_k_cmd_rdma_write";
     case Call::CmdFetch: return "srpt_k_cmd_fetch";
     case Call::CmdSendRsp: return "srpt_k_cmd_send_rsp";
     case Call::CmdSubmitTmf: return "srpt_k_cmd_submit_tmf";

@@ -56,6 +56,7 @@ enum class Call {
   CmdCreate,
   CmdRdmaPrepare,
   CmdRdmaRead,
+  CmdRdmaWrite,
   CmdFetch,
   CmdSendRsp,
   CmdSubmitTmf,

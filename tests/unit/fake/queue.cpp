@@ -76,8 +76,8 @@ void deliver_send(srpt_k_qp* qp, PostedSend s, int wc_status) {
   const bool ok = wc_status == kWcSuccess;
   if (s.ring != nullptr) s.ring->posted[s.index] = false;
   as_completion(qp, [&] {
-    if (s.kind == PostedSend::Kind::RdmaRead)
-      cmd_rdma_read_completed(s.cmd, wc_status);
+    if (s.kind == PostedSend::Kind::RdmaRead || s.kind == PostedSend::Kind::RdmaWrite)
+      cmd_rdma_part_completed(s.cmd, wc_status);
     else if (s.kind == PostedSend::Kind::Fetch)
       cmd_fetch_completed(s.cmd, ok);
     else
@@ -274,6 +274,7 @@ uint32_t wrs_of(const PostedSend& s) {
     case PostedSend::Kind::Send: return 1;
     case PostedSend::Kind::CmdRsp: return 1 + s.rdma_wrs;
     case PostedSend::Kind::RdmaRead: return s.rdma_wrs;
+    case PostedSend::Kind::RdmaWrite: return s.rdma_wrs;
     case PostedSend::Kind::Fetch: return 1;
   }
   return 1;
@@ -295,10 +296,12 @@ void check_sq_room(srpt_k_qp* qp, const PostedSend& s) {
 // For the command fake: a command's send work request.
 void post_cmd_send(srpt_k_qp* qp, PostedSend s) {
   check_sq_room(qp, s);
-  s.seq = trace(s.kind == PostedSend::Kind::RdmaRead ? "post_rdma_read"
-                : s.kind == PostedSend::Kind::Fetch       ? "post_fetch"
-                                                          : "post_cmd_rsp",
-                qp, s.kind == PostedSend::Kind::RdmaRead ? -1 : s.index);
+  const bool rdma = s.kind == PostedSend::Kind::RdmaRead || s.kind == PostedSend::Kind::RdmaWrite;
+  s.seq = trace(s.kind == PostedSend::Kind::RdmaRead    ? "post_rdma_read"
+                : s.kind == PostedSend::Kind::RdmaWrite ? "post_rdma_write"
+                : s.kind == PostedSend::Kind::Fetch     ? "post_fetch"
+                                                        : "post_cmd_rsp",
+                qp, rdma ? -1 : s.index);
   if (s.ring != nullptr) s.ring->posted[s.index] = true;
   qp->sends.push_back(s);
   qp->sent.push_back(std::move(s));

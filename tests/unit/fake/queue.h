@@ -47,12 +47,13 @@ struct PostedRecv {
 };
 
 // A send work request: a plain srpt_k_post_send, a response of a command
-// (srpt_k_cmd_send_rsp, with the RDMA writes chained in front of it), the
-// RDMA reads of a command (srpt_k_cmd_rdma_read; no ring), or the read of a
+// (srpt_k_cmd_send_rsp, with the RDMA writes chained in front of it), a part
+// of the RDMA reads or writes of a command (srpt_k_cmd_rdma_read,
+// srpt_k_cmd_rdma_write; no ring; first_ctx/ctxs: its contexts), or the read of a
 // descriptor table (srpt_k_cmd_fetch; ring/index: where it lands, bytes: the
 // remote va, rkey and len as the test sees them in `fetch`).
 struct PostedSend {
-  enum class Kind { Send, CmdRsp, RdmaRead, Fetch } kind;
+  enum class Kind { Send, CmdRsp, RdmaRead, RdmaWrite, Fetch } kind;
   srpt_k_ring* ring;
   uint32_t index;
   std::vector<uint8_t> bytes;  // the buffer's first `len` bytes at post time
@@ -64,6 +65,8 @@ struct PostedSend {
     uint32_t rkey;
     uint32_t len;
   } fetch{};
+  uint32_t first_ctx = 0;
+  uint32_t ctxs = 0;
 };
 
 }  // namespace fake

@@ -455,7 +455,7 @@ TEST_F(FakeSessionTest, CommandMisuseIsCaught) {
   ExpectOneViolation("still posted");
   srpt_k_cmd_free(cmd);
   ExpectOneViolation("does not hold this command");
-  EXPECT_NE(0, srpt_k_cmd_rdma_read(cmd));
+  EXPECT_NE(0, srpt_k_cmd_rdma_read(cmd, 0, 1));
   ExpectOneViolation("does not hold this command");
   // The slot went back early; let its send complete without a second free.
   fake::close_session(fake::sessions()[0]);
