@@ -275,7 +275,7 @@ void Channel::on_release(Command& c) {
   }
   SpinGuard g(lock_);
   c.state = Command::State::Free;
-  c.rw_ctxs = c.rw_next = c.part_ctxs = 0;
+  c.forget_rdma();
   slots_.put(c);
 }
 

@@ -158,6 +158,11 @@ u32 Channel::rdma_prepared(Command& c) {
   return largest;
 }
 
+void Channel::rdma_unprepare(Command& c) {
+  srpt_k_cmd_rdma_unprepare(c.kcmd);
+  c.forget_rdma();
+}
+
 u32 Channel::next_part(Command& c, u32 room) {
   u32 wrs = 0, n = 0;
   for (u32 i = c.rw_next; i < c.rw_ctxs; i++, n++) {
@@ -216,8 +221,7 @@ int Channel::on_write_pending(Command& c) {
   // with one longer could never be posted; the target core fails it.
   const u32 largest = rdma_prepared(c);
   if (largest > sq_depth_) {
-    srpt_k_cmd_rdma_unprepare(c.kcmd);
-    c.rw_ctxs = 0;
+    rdma_unprepare(c);
     log_context_too_long(largest);
     return -SRPT_EINVAL;
   }
@@ -239,7 +243,7 @@ int Channel::post_read(Command& c, bool deferred) {
   sq_return(c);
   // The shim dropped the contexts if it posted none of the part, else
   // they stay until the command is freed; the core is done with them.
-  c.rw_ctxs = c.rw_next = 0;
+  c.forget_rdma();
   if (!deferred) return ret;
   close(CloseReason::QueueError);
   srpt_k_cmd_fail(c.kcmd);
@@ -260,8 +264,7 @@ void Channel::on_rdma_done(Command& c, int wc_status) {
   }
   // Every part is done (or failed): unmapping hands the data to the CPU
   // before the backend may see it.
-  srpt_k_cmd_rdma_unprepare(c.kcmd);
-  c.rw_ctxs = c.rw_next = 0;
+  rdma_unprepare(c);
   if (wc_status == SRPT_WC_SUCCESS) {
     srpt_k_cmd_execute(c.kcmd);
     return;
@@ -322,7 +325,7 @@ int Channel::on_queue_data_in(Command& c) {
   srpt_k_cmd_result(c.kcmd, &r);
   const u32 n = clip_segs(c.parsed, r.data_len);
   bool unmappable = false;
-  c.rw_ctxs = c.rw_next = c.part_ctxs = 0;
+  c.forget_rdma();
   if (n > 0) {
     const int wrs = srpt_k_cmd_rdma_prepare(c.kcmd, SRPT_DIR_READ, c.parsed.segs, n);
     if (wrs == -SRPT_ENOSPC) {
@@ -334,8 +337,7 @@ int Channel::on_queue_data_in(Command& c) {
       // The last context goes with the response: each must fit beside it.
       const u32 largest = rdma_prepared(c);
       if (largest + 1 > sq_depth_) {
-        srpt_k_cmd_rdma_unprepare(c.kcmd);
-        c.rw_ctxs = 0;
+        rdma_unprepare(c);
         log_context_too_long(largest + 1);
         unmappable = true;
       } else if (static_cast<u32>(wrs) + 1 > sq_depth_) {

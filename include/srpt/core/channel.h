@@ -253,6 +253,8 @@ class Channel : public RefCounted<Channel> {
   // RDMA in parts (channel_rdma.cpp): after a prepare, records the
   // contexts; the work requests of the largest one.
   u32 rdma_prepared(Command& c);
+  // Drops the prepared contexts (none outstanding) and forgets them.
+  void rdma_unprepare(Command& c);
   // The next part: as many contexts from rw_next on as fit in `room` work
   // requests together (part_ctxs, at least one, as every context fits the
   // queue); returns their work requests.

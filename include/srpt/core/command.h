@@ -86,6 +86,8 @@ class Command : public SqClaim, Pinned {
   u32 rw_ctxs = 0;
   u32 rw_next = 0;
   u32 part_ctxs = 0;
+  // The core is done with the contexts (unprepared, or left to the shim).
+  void forget_rdma() { rw_ctxs = rw_next = part_ctxs = 0; }
 
  private:
   Channel& ch_;
