@@ -325,9 +325,6 @@ void Channel::release() {
   // stay until the last one is done (issue 13, defect 2:
   // ChannelTest.ReleaseWaitsForADispatchThatIsPosting).
   gate_.close_and_wait();
-  // Commands waiting for send-queue room post now (and are flushed), so
-  // that the target core sees them finish.
-  sq_resume();
   // 2. No new commands; wait for the ones in flight (their responses fail
   //    or flush, and each is freed from its send completion).
   if (sess_ != nullptr) {

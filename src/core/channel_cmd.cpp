@@ -235,7 +235,11 @@ void Channel::post_rsp(Command& c) {
                       ? srpt_k_post_send(qp_, send_ring_, c.index(), c.rsp_len)
                       : srpt_k_cmd_send_rsp(c.kcmd, send_ring_, c.index(), c.rsp_len,
                                             c.rw_next);
-  if (ret != 0) {
+  if (ret == SRPT_K_POST_BROKEN) {
+    // Some writes went: the response's flushed send completion ends the
+    // command (on_send).
+    close(CloseReason::QueueError);
+  } else if (ret != 0) {
     // No completion will come for it: the command ends here.
     sq_return(c);
     close(CloseReason::QueueError);

@@ -6,8 +6,14 @@
 // Relies on:
 // - A command posts one chain at a time, and only with its whole chain's
 //   room reserved (sq_reserve); the room comes back when the chain's last
-//   completion arrives (sq_return, or on_send for a response). Waiters post
-//   in arrival order (sq_resume), without lock_.
+//   completion arrives (sq_return, or on_send for a response), in every
+//   state of the channel: a closing channel's QP stays live until the
+//   release work moves it to the error state. Waiters post in arrival
+//   order, one after another in one loop (sq_resume), without lock_.
+// - A chain the send queue took in part (SRPT_K_POST_BROKEN, abi/cmd.h)
+//   completes later, flushed, like one posted whole into a QP that then
+//   failed: the command keeps its room, its buffer and its contexts until
+//   that completion, and ends along the flushed path. The channel closes.
 // - RDMA goes in parts of whole contexts (one per remote segment), each
 //   posted after the previous part completed: a command's transfer may
 //   need more work requests than the queue holds (ib_srp with 255
@@ -17,8 +23,6 @@
 //   (or, data-in, in one chain with its response), as before.
 // - A context longer than the whole send queue is never reserved: the
 //   command is refused before (on_write_pending, on_queue_data_in).
-// - A closing channel's QP is in the error state: posts flush, nothing is
-//   counted.
 #include <srpt/core/channel.h>
 
 #include <srpt/abi/log.h>
@@ -30,7 +34,7 @@ namespace srpt {
 
 bool Channel::sq_reserve(Command& c, u32 need, Command::SqPost what) {
   SpinGuard g(lock_);
-  return sq_.reserve(c, need, what, state_.closing());
+  return sq_.reserve(c, need, what);
 }
 
 void Channel::sq_return(Command& c) {
@@ -42,14 +46,27 @@ void Channel::sq_return(Command& c) {
 }
 
 void Channel::sq_resume() {
+  {
+    // One loop resumes at a time. A post that fails inside it gives its
+    // room back and calls here again: that call returns at once, and the
+    // loop takes the room on its next turn. The loop stops only when,
+    // under the lock, nobody waiting fits; room given back after that
+    // finds resuming_ clear and starts a loop of its own.
+    SpinGuard g(lock_);
+    if (resuming_) return;
+    resuming_ = true;
+  }
   for (;;) {
     Command* c;
     Command::SqPost what = Command::SqPost::None;
     {
       SpinGuard g(lock_);
       // Every claim on sq_ is a Command's (its base).
-      c = static_cast<Command*>(sq_.next(state_.closing(), &what));
-      if (c == nullptr) return;
+      c = static_cast<Command*>(sq_.next(&what));
+      if (c == nullptr) {
+        resuming_ = false;
+        return;
+      }
     }
     switch (what) {
       case Command::SqPost::Fetch: post_fetch(*c); break;
@@ -240,6 +257,11 @@ int Channel::post_read(Command& c, bool deferred) {
   c.rw_next += c.part_ctxs;
   const int ret = srpt_k_cmd_rdma_read(c.kcmd, first, c.part_ctxs);
   if (ret == 0) return 0;
+  if (ret == SRPT_K_POST_BROKEN) {
+    // Its flushed completion fails the command (on_rdma_done).
+    close(CloseReason::QueueError);
+    return 0;
+  }
   sq_return(c);
   // The shim dropped the contexts if it posted none of the part, else
   // they stay until the command is freed; the core is done with them.
@@ -293,7 +315,13 @@ void Channel::post_write(Command& c) {
   // Advanced before the post, as in post_read.
   const u32 first = c.rw_next;
   c.rw_next += c.part_ctxs;
-  if (srpt_k_cmd_rdma_write(c.kcmd, first, c.part_ctxs) == 0) return;
+  const int ret = srpt_k_cmd_rdma_write(c.kcmd, first, c.part_ctxs);
+  if (ret == 0) return;
+  if (ret == SRPT_K_POST_BROKEN) {
+    // Its flushed completion ends the command (on_write_done).
+    close(CloseReason::QueueError);
+    return;
+  }
   // No completion will come for it: the command ends here, unanswered,
   // as when its response cannot be posted (post_rsp).
   sq_return(c);

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 // SendBudget (include/srpt/core/send_budget.h). Invariants: avail_ plus the
-// sq_held of every claim is the queue's depth while the channel is not
-// closing; a claim is on waiting_ exactly while its sq_post is not None.
-// Callers hold the owner's lock.
+// sq_held of every claim is the queue's depth; a claim is on waiting_
+// exactly while its sq_post is not None. Callers hold the owner's lock.
 #include <srpt/core/send_budget.h>
 
 #include <srpt/rt/assert.h>
@@ -10,13 +9,11 @@
 
 namespace srpt {
 
-bool SendBudget::reserve(SqClaim& c, u32 need, SqClaim::SqPost what, bool closing) {
+bool SendBudget::reserve(SqClaim& c, u32 need, SqClaim::SqPost what) {
   c.sq_need = 0;
-  if (waiting_.empty() && (closing || avail_ >= need)) {
-    if (!closing) {
-      avail_ -= need;
-      c.sq_held += need;
-    }
+  if (waiting_.empty() && avail_ >= need) {
+    avail_ -= need;
+    c.sq_held += need;
     return true;
   }
   c.sq_need = need;
@@ -27,16 +24,12 @@ bool SendBudget::reserve(SqClaim& c, u32 need, SqClaim::SqPost what, bool closin
 
 void SendBudget::give_back(SqClaim& c) { avail_ += exchange(c.sq_held, 0u); }
 
-SqClaim* SendBudget::next(bool closing, SqClaim::SqPost* what) {
+SqClaim* SendBudget::next(SqClaim::SqPost* what) {
   SqClaim* c = waiting_.front();
-  if (c == nullptr) return nullptr;
-  if (!closing && c->sq_need > avail_) return nullptr;
+  if (c == nullptr || c->sq_need > avail_) return nullptr;
   waiting_.pop_front();
-  if (!closing) {
-    avail_ -= c->sq_need;
-    c->sq_held += c->sq_need;
-  }
-  c->sq_need = 0;
+  avail_ -= c->sq_need;
+  c->sq_held += exchange(c->sq_need, 0u);
   *what = exchange(c->sq_post, SqClaim::SqPost::None);
   SRPT_ASSERT(*what != SqClaim::SqPost::None);
   return c;

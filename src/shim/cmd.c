@@ -32,6 +32,7 @@
 #include <target/target_core_fabric.h>
 
 #include <srpt/abi/cmd.h>
+#include "fault.h"
 #include "objects.h"
 #include "shim.h"
 
@@ -329,10 +330,70 @@ static struct ib_send_wr *srpt_k_rw_chain(struct srpt_k_cmd *cmd, u32 first,
 	return head;
 }
 
+/*
+ * The send queue took the head of a chain and refused the rest (abi/cmd.h,
+ * SRPT_K_POST_BROKEN). The head's requests are unsignalled: nothing will
+ * ever say they are done, and a live QP may still be moving their data.
+ * In the error state the QP executes nothing more and flushes in order, so
+ * one request posted behind the head with the chain's cqe completes, as a
+ * flush, only once the queue is past the head. A zero-length RDMA WRITE
+ * without scatter/gather entries, as ib_drain_sq() posts, cannot be
+ * malformed; the chain's reserved room holds it (the refused requests
+ * took none). If the QP cannot be moved to the error state, no such
+ * request is posted (on a live QP it would complete as a success): the
+ * chain then never completes, and the command waits (its memory stays
+ * valid) until the channel's release destroys the QP.
+ */
+static int srpt_k_chain_broken(struct srpt_k_qp *qp, struct ib_cqe *cqe)
+{
+	struct ib_rdma_wr flush = {};
+	int ret;
+
+	ret = srpt_k_qp_error(qp);
+	if (WARN_ONCE(ret, "QP %u: a chain went in part and the QP cannot be moved to the error state (%d)\n",
+		      qp->ib_qp->qp_num, ret))
+		return SRPT_K_POST_BROKEN;
+	flush.wr.wr_cqe = cqe;
+	flush.wr.opcode = IB_WR_RDMA_WRITE;
+	flush.wr.send_flags = IB_SEND_SIGNALED;
+	ret = ib_post_send(qp->ib_qp, &flush.wr, NULL);
+	WARN_ONCE(ret, "QP %u: the request that completes a chain posted in part was refused (%d)\n",
+		  qp->ib_qp->qp_num, ret);
+	return SRPT_K_POST_BROKEN;
+}
+
+/*
+ * Posts a chain whose completion is `cqe`: 0, SRPT_K_POST_BROKEN, or the
+ * errno of a post that took nothing. The fault point chain_break posts a
+ * chain of more than one request as its first request alone and reports
+ * the rest refused, as a send queue that runs out part-way does.
+ */
+static int srpt_k_post_chain(struct srpt_k_qp *qp, struct ib_send_wr *head,
+			     struct ib_cqe *cqe)
+{
+	const struct ib_send_wr *bad_wr = NULL;
+	struct ib_send_wr *rest = head->next;
+	int ret;
+
+	if (rest && srpt_fault_hit(SRPT_FAULT_CHAIN_BREAK)) {
+		head->next = NULL;
+		ret = ib_post_send(qp->ib_qp, head, &bad_wr);
+		head->next = rest;
+		if (!ret) {
+			bad_wr = rest;
+			ret = -ENOMEM;
+		}
+	} else {
+		ret = ib_post_send(qp->ib_qp, head, &bad_wr);
+	}
+	if (!ret || bad_wr == head)
+		return ret;
+	return srpt_k_chain_broken(qp, cqe);
+}
+
 static int srpt_k_cmd_rdma_post(struct srpt_k_cmd *cmd, u32 first, u32 count,
 				enum dma_data_direction dir)
 {
-	const struct ib_send_wr *bad_wr;
 	struct ib_send_wr *head;
 	int ret;
 
@@ -340,15 +401,14 @@ static int srpt_k_cmd_rdma_post(struct srpt_k_cmd *cmd, u32 first, u32 count,
 			 count > cmd->n_rw - first || cmd->rw_dir != dir))
 		return -EINVAL;
 	head = srpt_k_rw_chain(cmd, first, first + count, &cmd->rdma_cqe, NULL);
-	ret = ib_post_send(cmd->qp->ib_qp, head, &bad_wr);
+	ret = srpt_k_post_chain(cmd->qp, head, &cmd->rdma_cqe);
 	/*
 	 * Nothing posted (typically a full send queue) of a data-out part:
 	 * the contexts go, so that the target core's retry of write_pending
 	 * can prepare afresh (no earlier part is outstanding: each is posted
-	 * after the previous one completed). A partly posted part stays;
-	 * only a QP error completes it.
+	 * after the previous one completed).
 	 */
-	if (ret && bad_wr == head && dir == DMA_FROM_DEVICE)
+	if (ret < 0 && dir == DMA_FROM_DEVICE)
 		srpt_k_rw_destroy_all(cmd);
 	return ret;
 }
@@ -430,7 +490,7 @@ int srpt_k_cmd_send_rsp(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
 	 */
 	if (first < cmd->n_rw && cmd->rw_dir == DMA_TO_DEVICE)
 		head = srpt_k_rw_chain(cmd, first, cmd->n_rw, NULL, &wr);
-	return ib_post_send(cmd->qp->ib_qp, head, NULL);
+	return srpt_k_post_chain(cmd->qp, head, wr.wr_cqe);
 }
 
 /* --- life of a command -------------------------------------------------- */

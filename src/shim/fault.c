@@ -55,6 +55,7 @@ static struct srpt_fault srpt_faults[SRPT_FAULT_POINT_COUNT] = {
 	[SRPT_FAULT_SRQ_EVENT] = { .name = "srq_event" },
 	[SRPT_FAULT_QP_EVENT_LATE] = { .name = "qp_event_late" },
 	[SRPT_FAULT_LAST_WQE_LATE] = { .name = "last_wqe_late" },
+	[SRPT_FAULT_CHAIN_BREAK] = { .name = "chain_break" },
 };
 
 bool srpt_fault_hit(enum srpt_fault_point point)

@@ -49,6 +49,12 @@ enum srpt_fault_point {
 	 * for it (queue.c, srpt_k_qp_drain_srq()).
 	 */
 	SRPT_FAULT_LAST_WQE_LATE,
+	/*
+	 * A chain of RDMA requests (with or without the response behind it)
+	 * goes in part: its first request is posted, the rest reported
+	 * refused (cmd.c, srpt_k_post_chain()).
+	 */
+	SRPT_FAULT_CHAIN_BREAK,
 	SRPT_FAULT_POINT_COUNT,
 };
 

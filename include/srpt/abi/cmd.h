@@ -126,16 +126,30 @@ uint32_t srpt_k_cmd_rdma_ctx_wrs(struct srpt_k_cmd *cmd,
  */
 void srpt_k_cmd_rdma_unprepare(struct srpt_k_cmd *cmd) SRPT_NOEXCEPT;
 /*
+ * What srpt_k_cmd_rdma_read(), srpt_k_cmd_rdma_write() and
+ * srpt_k_cmd_send_rsp() return when the send queue took the head of the
+ * chain and refused the rest. The head has no completion of its own and
+ * still moves the command's data, so the shim moves the QP to the error
+ * state and posts, behind the head, one request that carries the chain's
+ * completion: the chain then completes once, flushed (its usual callback,
+ * with a failed status), and only then is the send queue past the head.
+ * Until that completion every buffer and mapping of the command stays in
+ * use, and the room the chain reserved stays taken (it covers the head
+ * and that one request).
+ */
+#define SRPT_K_POST_BROKEN 1
+/*
  * Posts the data-out reads of contexts [first, first + count); the last
- * one signals srpt_core_cmd_rdma_done(). When the send queue took none of
- * them the contexts are dropped (so write_pending can be retried); a part
- * posted in part stays, and only a QP error completes it.
+ * one signals srpt_core_cmd_rdma_done(). 0, SRPT_K_POST_BROKEN, or a
+ * negative errno when the send queue took none of them: then the
+ * contexts are dropped (so write_pending can be retried).
  */
 int srpt_k_cmd_rdma_read(struct srpt_k_cmd *cmd, uint32_t first,
 			 uint32_t count) SRPT_NOEXCEPT;
 /*
  * Posts the data-in writes of contexts [first, first + count); the last
- * one signals srpt_core_cmd_rdma_done(). The contexts stay either way
+ * one signals srpt_core_cmd_rdma_done(). 0, SRPT_K_POST_BROKEN, or a
+ * negative errno when nothing was posted. The contexts stay either way
  * (they go with the command).
  */
 int srpt_k_cmd_rdma_write(struct srpt_k_cmd *cmd, uint32_t first,
@@ -152,7 +166,9 @@ int srpt_k_cmd_fetch(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
 /*
  * Sends the response (ring[index], len bytes) after the writes of the
  * prepared data-in contexts from `first` on (none when first is their
- * count, or nothing is prepared).
+ * count, or nothing is prepared). 0, SRPT_K_POST_BROKEN (some writes
+ * went, the response did not: the response's send completion, flushed,
+ * completes the chain), or a negative errno when nothing was posted.
  */
 int srpt_k_cmd_send_rsp(struct srpt_k_cmd *cmd, struct srpt_k_ring *ring,
 			uint32_t index, uint32_t len,

@@ -34,6 +34,7 @@
 //                           (request_fifo.h)
 //   slots_   SlotPool       the command slots (slot_pool.h)
 //   sq_      SendBudget     send-queue room and who waits for it (send_budget.h)
+//   resuming_                whether a loop hands that room to the waiters
 //   ext_tables_, split_, aborted_   counters for log lines
 // Nothing that sleeps or calls out of the module runs under it. gate_
 // (dispatch_gate.h) has its own spinlock, never taken under lock_ nor the
@@ -307,6 +308,8 @@ class Channel : public RefCounted<Channel> {
   RequestFifo ius_ SRPT_GUARDED_BY(lock_);
   SlotPool<Command, &Command::free_node> slots_ SRPT_GUARDED_BY(lock_);
   SendBudget sq_ SRPT_GUARDED_BY(lock_);
+  // A sq_resume() loop is running (channel_rdma.cpp).
+  bool resuming_ SRPT_GUARDED_BY(lock_) = false;
   // External descriptor tables fetched (logged at release).
   u32 ext_tables_ SRPT_GUARDED_BY(lock_) = 0;
   // Transfers longer than the send queue, posted in parts (logged at

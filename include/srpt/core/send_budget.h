@@ -13,9 +13,12 @@
 // - The room a chain holds comes back when its last completion arrives
 //   (give_back()); then the waiters it lets through are taken, in order,
 //   by next().
-// - A closing channel's QP is in the error state: whatever is posted is
-//   flushed, so nothing is counted any more. reserve() and next() pass
-//   every command through at once, still in order.
+// - The same holds in every state of the channel and its QP. A closing
+//   channel's QP is live until the release work moves it to the error
+//   state, and a QP in the error state refuses a post beyond its depth as
+//   a live one does (and needs a free entry for the drain request): what
+//   is posted completes, flushed, and gives its room back like any
+//   completion.
 //
 // Not synchronised: the owner guards the budget and the SqClaims of its
 // commands with its lock (Channel::lock_, SRPT_GUARDED_BY on the budget).
@@ -48,13 +51,13 @@ class SendBudget : NonCopyable {
 
   // True: `need` work requests are `c`'s now (post at once). False: `c`
   // waits, and posts `what` when next() hands it out.
-  bool reserve(SqClaim& c, u32 need, SqClaim::SqPost what, bool closing);
+  bool reserve(SqClaim& c, u32 need, SqClaim::SqPost what);
   // The chain `c` posted completed (or was never posted): its room is free.
   void give_back(SqClaim& c);
   // The oldest waiter, with its room reserved, taken off the wait list;
   // nullptr while none waits or the oldest does not fit yet. *what: what
   // it posts.
-  SqClaim* next(bool closing, SqClaim::SqPost* what);
+  SqClaim* next(SqClaim::SqPost* what);
 
   u32 avail() const { return avail_; }
   bool anyone_waiting() const { return !waiting_.empty(); }

@@ -1790,3 +1790,128 @@ TEST_F(SendQueueTest, WaitingCommandsAreFlushedWhenTheChannelCloses) {
   ExpectReleasedByChannel(o);
   ExpectAllChannelsReleased();
 }
+
+// A closing channel keeps counting its send queue: close() only queues the
+// release work, and until that work moves the QP to the error state the QP
+// is live. Room that comes back in that window goes to the waiters in
+// order, as much as there is, never more.
+TEST_F(SendQueueTest, AClosingChannelNeverOverfillsItsLiveQueue) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* big = DataIn(o, 1, 3);  // three writes and a response: the whole queue
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(big)));
+  srpt_k_cmd* cmds[3];
+  for (uint64_t t = 0; t < 3; t++) {
+    cmds[t] = DataIn(o, 10 + t, 1);  // a write and a response each
+    ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmds[t])));
+  }
+  Receive(o, SimpleIu(srp::kILogout, 9));  // closes; the release work waits
+  ASSERT_EQ(Channel::State::Closing, Snap(o).state);
+  ASSERT_FALSE(Qp(o)->error) << "the QP is live until the release work runs";
+  fake::complete_send(Qp(o));
+  EXPECT_EQ(2u, Qp(o)->sends.size()) << "two of the three fit, the third waits";
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  EXPECT_EQ(1, big->releases);
+  for (srpt_k_cmd* c : cmds) EXPECT_EQ(1, c->releases);
+  ExpectAllChannelsReleased();
+}
+
+// A post that fails part-way leaves the head of its chain on the send
+// queue without a completion of its own: those work requests still move
+// the command's data when the QP runs or flushes them. The command keeps
+// its buffer and its mapped contexts until the chain's completion says the
+// queue is past them, and only then ends (data-out: failed, CHECK
+// CONDITION; data-in: unanswered); the channel closes.
+TEST_F(SendQueueTest, ADataOutPartPostedInPartKeepsItsBuffersUntilItsFlush) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* out = DataOut(o, 1, 10);  // parts of 4 + 4 + 2 reads
+  fake::break_next_post(fake::Call::CmdRdmaRead, 2);
+  EXPECT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(out)))
+      << "the command is the channel's now; the target core must not retry or fail it";
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  EXPECT_FALSE(out->segs.empty()) << "its contexts stay mapped";
+  EXPECT_EQ(0, out->fails);
+  RunWorks();
+  EXPECT_EQ(0, out->executes);
+  EXPECT_EQ(1, out->fails) << "failed once the chain was flushed";
+  EXPECT_EQ(1, out->releases);
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+}
+
+TEST_F(SendQueueTest, ALaterDataOutPartPostedInPartKeepsItsBuffersUntilItsFlush) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* out = DataOut(o, 1, 10);
+  ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(out)));
+  fake::break_next_post(fake::Call::CmdRdmaRead, 3);
+  fake::complete_rdma_read(out);  // the second part breaks
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  EXPECT_FALSE(out->segs.empty());
+  EXPECT_EQ(0, out->fails);
+  RunWorks();
+  EXPECT_EQ(1, out->fails);
+  EXPECT_EQ(1, out->releases);
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+}
+
+TEST_F(SendQueueTest, ADataInPartPostedInPartKeepsItsBuffersUntilItsFlush) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* in = DataIn(o, 1, 10);
+  fake::break_next_post(fake::Call::CmdRdmaWrite, 2);
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(in)));
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  EXPECT_FALSE(in->segs.empty());
+  EXPECT_EQ(0, in->releases);
+  RunWorks();
+  EXPECT_EQ(1, in->releases) << "ended unanswered once the chain was flushed";
+  EXPECT_EQ(0, in->fails);
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+}
+
+TEST_F(SendQueueTest, AResponseWhoseWritesWentInPartKeepsItsBuffersUntilItsFlush) {
+  const Outcome o = SmallQueue();
+  srpt_k_cmd* in = DataIn(o, 1, 2);  // two writes and the response: one chain
+  fake::break_next_post(fake::Call::CmdSendRsp, 1);
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(in)));
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  EXPECT_FALSE(in->segs.empty());
+  EXPECT_EQ(0, in->releases);
+  RunWorks();
+  EXPECT_EQ(1, in->releases);
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+}
+
+// Waiters are resumed one after another by whoever gave room back: a
+// waiter whose post fails gives its room back too, and that must not
+// resume the next waiter one stack frame deeper (a kernel stack holds
+// a few dozen such frames, and a channel has up to 128 waiters).
+TEST_F(SendQueueTest, WaitersWhosePostsFailAreResumedInALoopNotARecursion) {
+  EXPECT_EQ(0, srpt_core_tpg_attr_store(tpg_, SRPT_ATTR_SQ_SIZE, "64", 2));
+  const Outcome o = LiveChannel(SRPT_CM_RDMA);
+  ASSERT_EQ(64u, Qp(o)->params.send_depth);
+  srpt_k_cmd* big = DataIn(o, 1, 63);  // 63 writes and the response: the whole queue
+  ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(big)));
+  ASSERT_EQ(1u, Qp(o)->sends.size());
+  constexpr int kWaiters = 40;
+  std::vector<srpt_k_cmd*> waiters;
+  for (int t = 0; t < kWaiters; t++) {
+    waiters.push_back(DataIn(o, 100 + t, 1));
+    ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(waiters.back())));
+  }
+  ASSERT_EQ(1u, Qp(o)->sends.size()) << "every one waits";
+  fake::fail_call(fake::Call::CmdSendRsp, -SRPT_ENOMEM, 0, /*and_later=*/true);
+  fake::reset_post_stack();
+  fake::complete_send(Qp(o));
+  fake::disarm_call(fake::Call::CmdSendRsp);
+  EXPECT_EQ(static_cast<size_t>(kWaiters), fake::injected_call_failures(fake::Call::CmdSendRsp));
+  EXPECT_LT(fake::post_stack_span(), 512u)
+      << "each failed post resumed the next waiter deeper on the stack";
+  for (srpt_k_cmd* c : waiters) EXPECT_EQ(1, c->releases);
+  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+  RunWorks();
+  ExpectReleasedByChannel(o);
+  ExpectAllChannelsReleased();
+}

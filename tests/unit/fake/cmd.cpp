@@ -21,6 +21,11 @@ struct CmdState {
   std::vector<Submission> submissions;
   std::vector<TmfSubmission> tmf_submissions;
   int next_serial = 1;
+  // break_next_post(): which call breaks, after how many more of it.
+  bool break_armed = false;
+  Call break_call = Call::Count;
+  uint32_t break_wrs = 0;
+  size_t break_skip = 0;
 };
 
 CmdState& state() {
@@ -78,6 +83,38 @@ void target_core_answers(srpt_k_cmd* cmd, uint8_t status) {
   srpt_core_cmd_queue_status(cmd->ctx);
 }
 
+// True when this call of `c` is the one break_next_post() armed.
+bool post_breaks(Call c) {
+  CmdState& st = state();
+  if (!st.break_armed || st.break_call != c) return false;
+  if (st.break_skip > 0) {
+    st.break_skip--;
+    return false;
+  }
+  st.break_armed = false;
+  return true;
+}
+
+// A chain of `cmd` that the send queue takes in part, as the shim posts
+// it (abi/cmd.h, SRPT_K_POST_BROKEN): its first `wrs` work requests
+// without a completion of their own, the QP to the error state, and
+// behind them one request that carries the chain's completion, `tail`
+// (an RDMA part's, or the response's send slot).
+int post_broken(srpt_k_cmd* cmd, uint32_t wrs, PostedSend tail) {
+  if (wrs > 0) {
+    PostedSend p{PostedSend::Kind::RdmaWrite, nullptr, 0, {}, cmd, wrs, 0};
+    if (tail.kind == PostedSend::Kind::RdmaRead) p.kind = PostedSend::Kind::RdmaRead;
+    p.unsignalled = true;
+    post_cmd_send(cmd->qp, p);
+  }
+  trace("srpt_k_qp_error", cmd->qp);
+  cmd->qp->error = true;
+  tail.rdma_wrs = 0;
+  tail.marker = true;
+  post_cmd_send(cmd->qp, tail);
+  return SRPT_K_POST_BROKEN;
+}
+
 void drop_contexts(srpt_k_cmd* cmd) {
   cmd->segs.clear();
   cmd->ctx_wrs.clear();
@@ -87,6 +124,20 @@ void drop_contexts(srpt_k_cmd* cmd) {
 }
 
 }  // namespace
+
+void break_next_post(Call c, uint32_t posted_wrs, size_t skip) {
+  CmdState& st = state();
+  st.break_armed = true;
+  st.break_call = c;
+  st.break_wrs = posted_wrs;
+  st.break_skip = skip;
+}
+
+bool cmd_holds_buffers(const srpt_k_cmd* cmd) {
+  const auto& v = state().cmds;
+  return std::find(v.begin(), v.end(), cmd) != v.end() && cmd->active &&
+         !cmd->segs.empty();
+}
 
 const std::vector<Submission>& submissions() { return state().submissions; }
 const std::vector<TmfSubmission>& tmf_submissions() { return state().tmf_submissions; }
@@ -132,8 +183,9 @@ void complete_rdma_read_status(srpt_k_cmd* cmd, int wc_status) {
   if (!live_cmd(cmd, "complete_rdma_read")) return;
   srpt_k_qp* qp = cmd->qp;
   for (size_t i = 0; i < qp->sends.size(); i++) {
-    if (qp->sends[i].cmd == cmd && (qp->sends[i].kind == PostedSend::Kind::RdmaRead ||
-                                    qp->sends[i].kind == PostedSend::Kind::RdmaWrite)) {
+    if (qp->sends[i].cmd == cmd && !qp->sends[i].unsignalled &&
+        (qp->sends[i].kind == PostedSend::Kind::RdmaRead ||
+         qp->sends[i].kind == PostedSend::Kind::RdmaWrite)) {
       complete_send_status(qp, i, wc_status);
       return;
     }
@@ -367,6 +419,10 @@ extern "C" void srpt_k_cmd_fail(srpt_k_cmd* cmd) noexcept {
   if (!fake::live_cmd(cmd, "srpt_k_cmd_fail") ||
       !fake::check_active(cmd, "srpt_k_cmd_fail"))
     return;
+  if (fake::posted_on_qp(cmd))
+    fake::record_violation("srpt_k_cmd_fail(command #%d): its RDMA is still posted; "
+                           "the target core would free the pages it moves",
+                           cmd->serial);
   cmd->fails++;
   fake::target_core_answers(cmd, 0x02);
 }
@@ -473,6 +529,7 @@ extern "C" void srpt_k_cmd_rdma_unprepare(srpt_k_cmd* cmd) noexcept {
 
 extern "C" int srpt_k_cmd_rdma_read(srpt_k_cmd* cmd, uint32_t first,
                                     uint32_t count) noexcept {
+  fake::note_post_stack(__builtin_frame_address(0));
   fake::trace("srpt_k_cmd_rdma_read", cmd, first);
   const int64_t wrs = fake::rdma_part(cmd, first, count, SRPT_DIR_WRITE, "srpt_k_cmd_rdma_read");
   if (wrs < 0) return -SRPT_EINVAL;
@@ -487,12 +544,16 @@ extern "C" int srpt_k_cmd_rdma_read(srpt_k_cmd* cmd, uint32_t first,
                static_cast<uint32_t>(wrs), 0};
   p.first_ctx = first;
   p.ctxs = count;
+  if (fake::post_breaks(fake::Call::CmdRdmaRead))
+    return fake::post_broken(
+        cmd, std::min<uint32_t>(fake::state().break_wrs, static_cast<uint32_t>(wrs) - 1), p);
   fake::post_cmd_send(cmd->qp, p);
   return 0;
 }
 
 extern "C" int srpt_k_cmd_rdma_write(srpt_k_cmd* cmd, uint32_t first,
                                      uint32_t count) noexcept {
+  fake::note_post_stack(__builtin_frame_address(0));
   fake::trace("srpt_k_cmd_rdma_write", cmd, first);
   const int64_t wrs = fake::rdma_part(cmd, first, count, SRPT_DIR_READ, "srpt_k_cmd_rdma_write");
   if (wrs < 0) return -SRPT_EINVAL;
@@ -504,12 +565,16 @@ extern "C" int srpt_k_cmd_rdma_write(srpt_k_cmd* cmd, uint32_t first,
                static_cast<uint32_t>(wrs), 0};
   p.first_ctx = first;
   p.ctxs = count;
+  if (fake::post_breaks(fake::Call::CmdRdmaWrite))
+    return fake::post_broken(
+        cmd, std::min<uint32_t>(fake::state().break_wrs, static_cast<uint32_t>(wrs) - 1), p);
   fake::post_cmd_send(cmd->qp, p);
   return 0;
 }
 
 extern "C" int srpt_k_cmd_fetch(srpt_k_cmd* cmd, srpt_k_ring* ring, uint32_t index,
                                 uint64_t va, uint32_t rkey, uint32_t len) noexcept {
+  fake::note_post_stack(__builtin_frame_address(0));
   fake::trace("srpt_k_cmd_fetch", cmd, index);
   if (!fake::live_cmd(cmd, "srpt_k_cmd_fetch")) return -SRPT_EINVAL;
   if (cmd->active)
@@ -546,6 +611,7 @@ extern "C" int srpt_k_cmd_fetch(srpt_k_cmd* cmd, srpt_k_ring* ring, uint32_t ind
 extern "C" int srpt_k_cmd_send_rsp(srpt_k_cmd* cmd, srpt_k_ring* ring,
                                    uint32_t index, uint32_t len,
                                    uint32_t first) noexcept {
+  fake::note_post_stack(__builtin_frame_address(0));
   fake::trace("srpt_k_cmd_send_rsp", cmd, index);
   if (!fake::live_cmd(cmd, "srpt_k_cmd_send_rsp") ||
       !fake::check_active(cmd, "srpt_k_cmd_send_rsp"))
@@ -568,9 +634,13 @@ extern "C" int srpt_k_cmd_send_rsp(srpt_k_cmd* cmd, srpt_k_ring* ring,
     cmd->posted_to = static_cast<uint32_t>(cmd->ctx_wrs.size());
   }
   cmd->phase = srpt_k_cmd::Phase::RspPosted;
-  fake::post_cmd_send(cmd->qp, PostedSend{PostedSend::Kind::CmdRsp, ring, index,
-                                          std::vector<uint8_t>(b, b + len), cmd,
-                                          writes, 0});
+  PostedSend rsp{PostedSend::Kind::CmdRsp, ring, index, std::vector<uint8_t>(b, b + len),
+                 cmd, writes, 0};
+  // Some of the writes in front went, the response did not: its send slot
+  // carries the chain's completion.
+  if (fake::post_breaks(fake::Call::CmdSendRsp))
+    return fake::post_broken(cmd, std::min(fake::state().break_wrs, writes), rsp);
+  fake::post_cmd_send(cmd->qp, rsp);
   return 0;
 }
 

@@ -20,8 +20,8 @@
 // or aborts it; a stopped session refuses it with -ESHUTDOWN, as
 // target_submit_tmr() does, holding nothing.
 //
-// Violations: submitting a command the target core still holds, freeing one
-// it does not hold (or whose response or RDMA reads are still posted),
+// Violations: submitting a command the target core still holds, freeing or
+// failing one it does not hold (or whose response or RDMA is still posted),
 // destroying one it holds, RDMA calls out of order (a part that does not
 // start where the last ended, or is posted while another part of the same
 // command is), executing a command whose data-out contexts are still
@@ -34,6 +34,8 @@
 #include <vector>
 
 #include <srpt/abi/cmd.h>
+
+#include "fault.h"
 
 namespace fake {
 // TRANSPORT_SENSE_BUFFER.
@@ -146,6 +148,16 @@ void cmd_fetch_completed(srpt_k_cmd* cmd, bool ok);
 // For the queue fake: an RDMA part of `cmd` completed (or was flushed),
 // with the ib_wc_status of its last work request.
 void cmd_rdma_part_completed(srpt_k_cmd* cmd, int wc_status);
+// The call of `c` (CmdRdmaRead, CmdRdmaWrite or CmdSendRsp) after `skip`
+// more of it goes in part, as when the send queue takes the head of a
+// chain and refuses the rest: its first `posted_wrs` RDMA work requests
+// are posted unsignalled (fewer than the part's; for a response, at most
+// the writes in front of it), and the call does what the shim does then
+// (abi/cmd.h, SRPT_K_POST_BROKEN).
+void break_next_post(Call c, uint32_t posted_wrs, size_t skip = 0);
+// For the queue fake: `cmd` still holds what its posted RDMA work requests
+// use (with the target core, its contexts mapped).
+bool cmd_holds_buffers(const srpt_k_cmd* cmd);
 // For the session drain: the backend finishes one command of `sess` that is
 // still with the target core (queue_status). False when none is.
 bool finish_one_cmd_of(srpt_k_session* sess);

@@ -85,6 +85,16 @@ void deliver_send(srpt_k_qp* qp, PostedSend s, int wc_status) {
   });
 }
 
+// An unsignalled prefix is flushed without a completion; as it goes, the
+// device still moves the data of its work requests, so the command must
+// still hold its buffer and its mapped contexts.
+void flush_unsignalled(const PostedSend& s) {
+  if (!cmd_holds_buffers(s.cmd))
+    record_violation("flushing %u unsignalled RDMA work requests of a command whose "
+                     "buffer or contexts are gone: the device would access freed memory",
+                     s.rdma_wrs);
+}
+
 void deliver_recv_done(srpt_k_qp* qp, PostedRecv r, uint32_t len, bool ok) {
   r.ring->posted[r.index] = false;
   as_completion(qp, [&] {
@@ -209,6 +219,11 @@ uint32_t complete_send_status(srpt_k_qp* qp, size_t n, int wc_status) {
                      qp->serial, n, qp->sends.size());
     return ~0u;
   }
+  if (qp->sends[n].unsignalled) {
+    record_violation("complete_send(QP #%d, %zu): an unsignalled request has no "
+                     "completion of its own", qp->serial, n);
+    return ~0u;
+  }
   PostedSend s = qp->sends[n];
   qp->sends.erase(qp->sends.begin() + static_cast<long>(n));
   trace("complete_send", qp, s.index);
@@ -225,7 +240,10 @@ bool flush_one(srpt_k_qp* qp) {
     PostedSend s = qp->sends.front();
     qp->sends.pop_front();
     trace("flush_send", qp, s.index);
-    deliver_send(qp, s, kWcWrFlushErr);
+    if (s.unsignalled)
+      flush_unsignalled(s);
+    else
+      deliver_send(qp, s, kWcWrFlushErr);
   } else {
     PostedRecv r = qp->recvs.front();
     qp->recvs.pop_front();
@@ -266,6 +284,7 @@ void reset_queue() {
   for (srpt_k_ring* r : s.rings) graveyard().push_back(r);
   for (srpt_k_srq* q : s.srqs) graveyard().push_back(q);
   s = QueueState{};
+  reset_post_stack();
 }
 
 namespace {
@@ -273,8 +292,8 @@ uint32_t wrs_of(const PostedSend& s) {
   switch (s.kind) {
     case PostedSend::Kind::Send: return 1;
     case PostedSend::Kind::CmdRsp: return 1 + s.rdma_wrs;
-    case PostedSend::Kind::RdmaRead: return s.rdma_wrs;
-    case PostedSend::Kind::RdmaWrite: return s.rdma_wrs;
+    case PostedSend::Kind::RdmaRead: return s.marker ? 1 : s.rdma_wrs;
+    case PostedSend::Kind::RdmaWrite: return s.marker ? 1 : s.rdma_wrs;
     case PostedSend::Kind::Fetch: return 1;
   }
   return 1;
@@ -282,16 +301,30 @@ uint32_t wrs_of(const PostedSend& s) {
 }  // namespace
 
 // A post that would overfill the send queue (send_depth work requests, as
-// granted at creation) is a violation: the real QP refuses it, and a live
-// channel then dies.
+// granted at creation) is a violation in every QP state: the real QP
+// refuses it (a live channel then dies; in the error state the chain is
+// left posted in part, and the drain request may find no room).
 void check_sq_room(srpt_k_qp* qp, const PostedSend& s) {
-  if (qp->error) return;  // flushed anyway; the core may post to an error QP
   uint32_t used = 0;
   for (const PostedSend& p : qp->sends) used += wrs_of(p);
   if (used + wrs_of(s) > qp->params.send_depth)
     record_violation("QP #%d: send queue overflow: %u work requests posted, %u more, "
                      "depth %u", qp->serial, used, wrs_of(s), qp->params.send_depth);
 }
+
+namespace {
+uintptr_t post_stack_lo = 0, post_stack_hi = 0;
+}  // namespace
+
+void note_post_stack(const void* frame) {
+  const uintptr_t f = reinterpret_cast<uintptr_t>(frame);
+  if (post_stack_lo == 0 || f < post_stack_lo) post_stack_lo = f;
+  if (f > post_stack_hi) post_stack_hi = f;
+}
+
+void reset_post_stack() { post_stack_lo = post_stack_hi = 0; }
+
+size_t post_stack_span() { return post_stack_hi - post_stack_lo; }
 
 // For the command fake: a command's send work request.
 void post_cmd_send(srpt_k_qp* qp, PostedSend s) {
@@ -304,7 +337,7 @@ void post_cmd_send(srpt_k_qp* qp, PostedSend s) {
                 qp, rdma ? -1 : s.index);
   if (s.ring != nullptr) s.ring->posted[s.index] = true;
   qp->sends.push_back(s);
-  qp->sent.push_back(std::move(s));
+  if (!s.marker) qp->sent.push_back(std::move(s));
 }
 
 bool check_send_slot(srpt_k_qp* qp, srpt_k_ring* ring, uint32_t index,
@@ -481,6 +514,7 @@ extern "C" int srpt_k_post_recv(srpt_k_qp* qp, srpt_k_ring* ring,
 
 extern "C" int srpt_k_post_send(srpt_k_qp* qp, srpt_k_ring* ring, uint32_t index,
                                 uint32_t len) noexcept {
+  fake::note_post_stack(__builtin_frame_address(0));
   const uint64_t seq = fake::trace("srpt_k_post_send", qp, index);
   if (!fake::check_send_slot(qp, ring, index, len, "srpt_k_post_send"))
     return -SRPT_EINVAL;

@@ -67,6 +67,15 @@ struct PostedSend {
   } fetch{};
   uint32_t first_ctx = 0;
   uint32_t ctxs = 0;
+  // Work requests posted without a completion of their own: the prefix of
+  // a chain whose post failed part-way (break_next_post). They complete
+  // with nothing, only as the send queue moves past them; flushed, they
+  // still read or write the command's buffers, which must be there then.
+  bool unsignalled = false;
+  // The request the shim posts behind such a prefix, into the error
+  // state, carrying the chain's completion; not an IU the initiator gets
+  // (not in `sent`).
+  bool marker = false;
 };
 
 }  // namespace fake
@@ -159,8 +168,17 @@ void reset_queue();
 // Checks a response's send slot as srpt_k_post_send() does (violations).
 bool check_send_slot(srpt_k_qp* qp, srpt_k_ring* ring, uint32_t index,
                      uint32_t len, const char* op);
-// A violation when `s` would overfill the send queue of a QP not in error.
+// A violation when `s` would overfill the send queue, in any QP state: a
+// QP in the error state refuses a post beyond its depth like any other.
 void check_sq_room(srpt_k_qp* qp, const PostedSend& s);
+// The stack depth of every post call (srpt_k_post_send, srpt_k_cmd_*
+// posts) is recorded: post_stack_span() is how far apart in bytes the
+// deepest and the shallowest were since reset_post_stack(), so a test can
+// tell a loop that posts waiters one after another from a recursion that
+// goes one frame deeper per waiter.
+void note_post_stack(const void* frame);
+void reset_post_stack();
+size_t post_stack_span();
 // Posts a command's send work request (s.seq is set here).
 void post_cmd_send(srpt_k_qp* qp, PostedSend s);
 
