@@ -127,14 +127,17 @@ Result<RefPtr<Channel>> Channel::create(const Config& cfg, srpt_k_cm* cm,
 // go back after the QP (a context another login may rebind must not be
 // named by work on this QP). Runs with no completion pending and every
 // command released: either the QP never had work posted, or it was drained
-// by srpt_k_qp_destroy.
+// by srpt_k_qp_destroy. A second call (the destructor's) touches nothing
+// of the device: the release work runs it after it signalled the release,
+// and device removal, which waits only for that signal, may have freed the
+// device's caches by then.
 void Channel::destroy_resources() {
   if (cmds_ != nullptr) {
     for (u32 i = 0; i < cfg_.slots; i++)
       if (cmds_[i] != nullptr) cmds_[i]->kcmd = nullptr;
   }
   if (qp_ != nullptr) srpt_k_qp_destroy(exchange(qp_, nullptr));
-  cfg_.cmd_contexts->give(move(kcmds_));
+  if (kcmds_) cfg_.cmd_contexts->give(move(kcmds_));
   // The slots' table buffers: no table read can be in flight any more.
   if (cmds_ != nullptr) {
     for (u32 i = 0; i < cfg_.slots; i++)
@@ -143,7 +146,8 @@ void Channel::destroy_resources() {
   srpt_k_ring_destroy(exchange(send_ring_, nullptr));
   // With the QP gone no receive is posted or in flight: the ring may serve
   // the device's next login.
-  cfg_.rings->give(exchange(recv_ring_, nullptr), recv_ring_geometry(cfg_));
+  if (recv_ring_ != nullptr)
+    cfg_.rings->give(exchange(recv_ring_, nullptr), recv_ring_geometry(cfg_));
 }
 
 RecvRingCache::Geometry Channel::recv_ring_geometry(const Config& cfg) {

@@ -329,12 +329,14 @@ void Target::remove_device(Device* dev) {
     }
   }
   // 2. The device's event work: the shim delivers no port event any more
-  //    (it unregistered its handler before calling remove), and a refresh
-  //    queued before that runs now and finds the ports detached; one that
-  //    was already past that check has made its DM agent by the time the
-  //    flush returns, and the agents go below. (The work itself goes in
-  //    step 4: until the SRQ is gone, an SRQ event may queue it.)
-  srpt_k_work_flush();
+  //    (it unregistered its handler before calling remove), a refresh
+  //    queued before that is taken back, and one already running has made
+  //    its DM agent by the time the cancel returns; the agents go below.
+  //    (The work itself goes in step 4: until the SRQ is gone, an SRQ
+  //    event may queue it.) Only this device's work is waited for: a
+  //    release work of another device's channel may wait for its port or
+  //    its backstore for long, and must not hold up this removal.
+  srpt_k_work_cancel(dev->event_work);
   //    The IB/CM listener, without any login lock: destroying it waits for
   //    its running REQ callbacks, which may wait for a port's login lock
   //    (issue 13, defect 3: RegistryTest.DeviceRemovalDestroysTheListener...).
@@ -359,15 +361,15 @@ void Target::remove_device(Device* dev) {
   dev->cmd_contexts->drain();
   // 4. The SRQ: every channel on it is released, so this drops its last
   //    reference and destroys it, and no SRQ event comes after that. Then
-  //    the event work, which such an event may have queued: it finds the
-  //    device unlisted.
+  //    the event work, which such an event may have queued (it would find
+  //    the device unlisted).
   RefPtr<SharedRecvQueue> srq;
   {
     MutexGuard guard(lock_);
     srq = move(dev->srq);
   }
   srq.reset();
-  srpt_k_work_flush();
+  srpt_k_work_cancel(dev->event_work);
   srpt_k_work_destroy(exchange(dev->event_work, nullptr));
   // Ports referenced by target ports survive this; the rest go now.
   destroy(dev);

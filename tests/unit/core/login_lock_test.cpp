@@ -191,3 +191,31 @@ TEST_F(LoginLockTest, ASecondLoginOnTheSamePortWaitsForTheFirst) {
   ExpectNoDeadlock();
   ExpectOtherLoginServed();
 }
+
+// Device removal waits for what is its own (its event work, its channels'
+// releases), not for the module's whole work queue: a channel of device B
+// whose release waits for B's port (down, up to 20 s), or for a backstore,
+// does not hold up the removal of device A, nor with it the RDMA core.
+TEST_F(LoginLockTest, RemovingOneDeviceDoesNotWaitForAReleaseOnAnother) {
+  const Outcome a = LiveChannel(SRPT_CM_IB);
+  Outcome b = Login(OnB(SRPT_CM_IB));
+  ExpectAccepted(b);
+  Establish(b);
+  fake::set_ports_down_until(~0ull);
+  fake::fail_recv(Qp(b));  // B's channel closes; its release is queued
+  ASSERT_EQ(1u, fake::queued_works());
+  // B's release work runs on a worker of its own and waits for B's port.
+  fake::on_next_call("srpt_k_sleep_ms", [] { fake::preempt(); });
+  const int worker = fake::spawn_thread([] { fake::run_works_on_this_thread(); });
+  ASSERT_FALSE(fake::thread_finished(worker));
+  ASSERT_TRUE(fake::logged(SRPT_LOG_INFO, "port 1 is down; the disconnect waits"));
+  const uint64_t start = fake::now_ns();
+  RemoveDevice(cdev_);
+  EXPECT_LT(fake::now_ns() - start, 1000000000ull)
+      << "removing A waited for B's release\n" << fake::log_dump();
+  ExpectReleasedByChannel(a);
+  fake::set_ports_down_until(0);
+  fake::run_threads();
+  EXPECT_TRUE(fake::thread_finished(worker));
+  ExpectReleasedByChannel(b);
+}
