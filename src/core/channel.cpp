@@ -359,6 +359,9 @@ void Channel::release() {
   drop_srq();
   {
     SpinGuard g(lock_);
+    // Every request IU buffer came back, from its command or from the
+    // FIFO: on an SRQ one still held would be lost to every channel.
+    (void)SRPT_CHECK_FAILED(ius_.held() == 0);
     (void)state_.released();
   }
   cfg_.target->unregister_channel(*this);

@@ -119,10 +119,17 @@ void Channel::on_fetch_done(Command& c, bool ok) {
     // No answer can reach the initiator any more, and this may be the
     // flush that the release work's QP destruction waits for (the QP is no
     // longer ours to post on): the slot just goes back, its IU is not
-    // reposted (on an SRQ it goes back to the SRQ). The command never
-    // reached the target core.
+    // reposted (on an SRQ it goes back to the SRQ), and no longer counts
+    // as held. The command never reached the target core.
     const u32 index = exchange(c.recv_index, Command::kNoRecv);
-    if (srq_ != nullptr && index != Command::kNoRecv) give_back(index);
+    if (index != Command::kNoRecv) {
+      if (srq_ != nullptr) {
+        give_back(index);
+      } else {
+        SpinGuard g(lock_);
+        ius_.release_buffer();
+      }
+    }
     c.state = Command::State::RspOnly;
     on_release(c);
     return;

@@ -74,6 +74,42 @@ TEST_F(RecvRingCacheTest, ARingOfAnotherGeometryIsNotTaken) {
   EXPECT_EQ(1u, Cached());
 }
 
+// The immediate-data offset is part of a ring's geometry: the shim keeps it
+// sector-aligned in each buffer, and write data handed to the target core
+// in place must lie there. A login without immediate data leaves a ring
+// aligned for none; the next login, with it, gets a ring of its own (the
+// fake checks where the data of its first command lies).
+TEST_F(RecvRingCacheTest, ARingForAnotherImmediateDataOffsetIsNotTaken) {
+  const Outcome plain = LiveChannel(SRPT_CM_RDMA);
+  srpt_k_ring* ring = RecvRing(Qp(plain));
+  ASSERT_NE(nullptr, ring);
+  EXPECT_EQ(0u, ring->align_at);
+  Logout(plain);
+  ASSERT_EQ(1u, Cached());
+
+  LoginReq imm = GoodReq(SRPT_CM_RDMA);
+  imm.flags = srpt::srp::kMultiChanSingle | srpt::srp::kImmedRequested;
+  imm.imm_off = 68;
+  const Outcome second = Login(imm);
+  ExpectAccepted(second);
+  Establish(second);
+  ASSERT_NE(nullptr, RecvRing(Qp(second)));
+  EXPECT_NE(ring, RecvRing(Qp(second)));
+  EXPECT_EQ(68u, RecvRing(Qp(second))->align_at);
+  EXPECT_EQ(1u, Cached()) << "the unaligned ring waits for a login of its geometry";
+  // A write with immediate data lands where the ring keeps it aligned.
+  SrpCmd w;
+  w.buf_fmt = srpt::srp::kImmediate << 4;
+  w.out_cnt = 1;
+  w.tail = {0, 0, 2, 0};  // struct srp_imm_buf: 512 bytes
+  w.tail.resize(68 - 48, 0);
+  w.tail.resize(w.tail.size() + 512, 0xab);
+  const size_t submitted = fake::submissions().size();
+  Receive(second, EncodeSrpCmd(w));
+  ASSERT_EQ(submitted + 1, fake::submissions().size());
+  EXPECT_TRUE(fake::submissions().back().has_imm);
+}
+
 TEST_F(RecvRingCacheTest, ARingUnusedForKIdleMsIsFreed) {
   const size_t rings = fake::live_rings();
   Logout(LiveChannel(SRPT_CM_RDMA));

@@ -640,3 +640,26 @@ TEST_F(BuildRspTest, RefusalSense) {
   EXPECT_EQ(0x0b, sense[2]) << "ABORTED COMMAND: the initiator may retry";
   EXPECT_EQ(0, sense[12]);
 }
+
+// Segment lengths are 32-bit each and their sum is not: two segments of
+// 4 GiB - 1 and 513 bytes offer more than a 1 KiB transfer needs (the SCSI
+// layer may ask for less than the buffers hold), though their sum in 32
+// bits would wrap to 512 and refuse a valid command.
+TEST_F(SrpCmdTest, SegmentLengthsSummingPast4GiBDoNotWrap) {
+  SrpCmd c = In(srp::kIndirect, 2);
+  c.tail = IndirectHeader(0x9000, 0x77, 2 * 16, 1024);
+  Append(c.tail, DirectDesc(0x1000, 100, 0xffffffffu));
+  Append(c.tail, DirectDesc(0x2000, 101, 513));
+  EXPECT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(c)));
+  EXPECT_EQ(2u, out_.nsegs);
+  EXPECT_EQ(1024u, out_.data_len);
+  // The same in a fetched table.
+  SrpCmd e = In(srp::kIndirect, 1);
+  e.tail = IndirectHeader(0x9000, 0x77, 2 * 16, 1024);
+  Append(e.tail, DirectDesc(0x1000, 100, 512));
+  ASSERT_EQ(CmdRefusal::None, Parse(EncodeSrpCmd(e)));
+  Bytes t = DirectDesc(0x1000, 100, 0xffffffffu);
+  Append(t, DirectDesc(0x2000, 101, 513));
+  EXPECT_EQ(CmdRefusal::None, Decode(t));
+  EXPECT_EQ(2u, out_.nsegs);
+}

@@ -375,6 +375,21 @@ extern "C" int srpt_k_cmd_submit(srpt_k_cmd* cmd, srpt_k_session* sess,
   sub.dir = s->dir;
   sub.attr = s->attr;
   sub.has_imm = s->imm != nullptr;
+  if (s->imm != nullptr) {
+    // Immediate data goes to the target core in place: the shim keeps a
+    // receive ring's align_at offset sector-aligned, so the data must lie
+    // exactly there (a ring made for another offset would hand the
+    // backend unaligned segments).
+    uint32_t off = 0;
+    const srpt_k_ring* r = fake::ring_holding(s->imm, &off);
+    if (r == nullptr)
+      fake::record_violation("srpt_k_cmd_submit(command #%d): immediate data outside "
+                             "every receive buffer", cmd->serial);
+    else if (r->align_at != off)
+      fake::record_violation("srpt_k_cmd_submit(command #%d): immediate data at offset %u "
+                             "of a receive ring aligned for offset %u", cmd->serial, off,
+                             r->align_at);
+  }
   if (s->imm != nullptr) sub.imm.assign(s->imm, s->imm + s->imm_len);
   fake::state().submissions.push_back(sub);
 

@@ -22,7 +22,8 @@
 //
 // Violations: submitting a command the target core still holds, freeing or
 // failing one it does not hold (or whose response or RDMA is still posted),
-// destroying one it holds, RDMA calls out of order (a part that does not
+// destroying one it holds, immediate data that does not lie at the
+// aligned offset of its receive ring, RDMA calls out of order (a part that does not
 // start where the last ended, or is posted while another part of the same
 // command is), executing a command whose data-out contexts are still
 // mapped.

@@ -265,6 +265,16 @@ bool flush_any() {
   return false;
 }
 
+const srpt_k_ring* ring_holding(const uint8_t* p, uint32_t* offset) {
+  for (const srpt_k_ring* r : state().rings)
+    for (const std::vector<uint8_t>& b : r->bufs)
+      if (!b.empty() && p >= b.data() && p < b.data() + b.size()) {
+        *offset = static_cast<uint32_t>(p - b.data());
+        return r;
+      }
+  return nullptr;
+}
+
 std::vector<std::string> queue_leaks() {
   std::vector<std::string> out;
   for (const srpt_k_qp* qp : state().qps)
@@ -444,7 +454,6 @@ extern "C" void srpt_k_qp_destroy(srpt_k_qp* qp) noexcept {
 extern "C" int srpt_k_ring_create(srpt_k_device* kdev, uint32_t count,
                                   uint32_t size, uint32_t align_at,
                                   srpt_ring_dir dir, srpt_k_ring** out) noexcept {
-  (void)align_at;  // placement only; the fake's buffers need none
   fake::might_sleep("srpt_k_ring_create");
   fake::trace("srpt_k_ring_create", kdev, count);
   if (count == 0 || size == 0 || (dir != SRPT_RING_RECV && dir != SRPT_RING_SEND))
@@ -454,6 +463,7 @@ extern "C" int srpt_k_ring_create(srpt_k_device* kdev, uint32_t count,
   r->kdev = kdev;
   r->count = count;
   r->size = size;
+  r->align_at = align_at;
   r->dir = dir;
   r->bufs.assign(count, std::vector<uint8_t>(size, 0));
   r->posted.assign(count, false);

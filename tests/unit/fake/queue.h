@@ -33,6 +33,7 @@ struct srpt_k_ring {
   srpt_k_device* kdev;
   uint32_t count;
   uint32_t size;
+  uint32_t align_at;  // the offset the shim keeps sector-aligned (placement)
   srpt_ring_dir dir;
   std::vector<std::vector<uint8_t>> bufs;
   std::vector<bool> posted;  // RECV: on some QP's receive queue; SEND: in flight
@@ -160,6 +161,9 @@ bool flush_one(srpt_k_qp* qp);
 size_t flush_qp(srpt_k_qp* qp);
 // One flush completion of any QP in the error state.
 bool flush_any();
+
+// The live ring one of whose buffers holds `p`, and p's offset in it.
+const srpt_k_ring* ring_holding(const uint8_t* p, uint32_t* offset);
 
 std::vector<std::string> queue_leaks();
 void reset_queue();
