@@ -142,7 +142,7 @@ void Target::port_event(Device& dev, u32 port_num, srpt_port_event ev) {
 }
 
 void Target::port_events_work_fn(void* arg) {
-  // SAFETY: the device outlives its event work: removal flushes the work
+  // SAFETY: the device outlives its event work: removal cancels the work
   // and destroys it before it destroys the device (remove_device, steps 2
   // and 4).
   Device& dev = *static_cast<Device*>(arg);
@@ -155,7 +155,7 @@ void Target::port_events_work_fn(void* arg) {
 
 void Target::srq_failed_fn(void* arg) {
   // SAFETY: the device outlives its SRQ and its event work: removal drops
-  // the SRQ (no event after its destroy) before it flushes and destroys
+  // the SRQ (no event after its destroy) before it cancels and destroys
   // the work (remove_device, step 4).
   Device& dev = *static_cast<Device*>(arg);
   dev.note_srq_failed();
@@ -300,8 +300,12 @@ void Target::dm_answer(Device& dev, u32 port_num, const dm::Mad& req, dm::Mad* r
     f.vendor_part_id = dev.vendor_part_id();
     f.hw_ver = dev.hw_ver();
     f.send_size = params_.max_req_size;
+    // With use_srq, the SRQ the logins really share: made with
+    // srpt_srq_size buffers, lowered to the device's limit.
     const bool srq = p != nullptr && p->attributes().use_srq;
-    f.send_queue_depth = srq ? params_.srq_size : min(dev.max_qp_wr(), kMaxRqSize);
+    f.send_queue_depth = !srq          ? min(dev.max_qp_wr(), kMaxRqSize)
+                         : dev.srq     ? dev.srq->count()
+                                       : params_.srq_size;
     f.max_rdma_size = p != nullptr ? p->attributes().max_rdma_size
                                    : PortAttributes::kDefaultMaxRdmaSize;
   }

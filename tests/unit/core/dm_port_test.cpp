@@ -99,6 +99,23 @@ TEST_F(DmPortTest, TheProfileTakesTheParametersAndThePortsAttributes) {
   EXPECT_EQ(128, Profile(rsp).send_queue_depth.get());
 }
 
+// With use_srq the profile reports the SRQ the logins share, which the
+// device may have made smaller than srpt_srq_size asked.
+TEST_F(DmPortTest, WithUseSrqTheSrqsRealDepthIsReported) {
+  FakeDevice dev = TwoPortDevice();
+  fake::set_max_srq_wr(1000);
+  ASSERT_EQ(0, AddDevice(dev));
+  srpt_core_tport* t = nullptr;
+  srpt_core_tpg* tpg = nullptr;
+  ASSERT_EQ(0, MakeTport(kPort1Guid, &t));
+  ASSERT_EQ(0, MakeTpg(t, "tpgt_1", &tpg));
+  ASSERT_EQ(0, srpt_core_tpg_attr_store(tpg, SRPT_ATTR_USE_SRQ, "1", 1));
+  dm::Mad rsp{};
+  ASSERT_TRUE(fake::dm_query(dev.kdev(), 1, Get(dm::kAttrIocProfile, 1), &rsp));
+  EXPECT_EQ(1000, Profile(rsp).send_queue_depth.get())
+      << "the SRQ made (max_srq_wr), not srpt_srq_size (4095)";
+}
+
 TEST_F(DmPortTest, ASmallDeviceReportsItsQueueDepth) {
   FakeDevice dev = TwoPortDevice();
   dev.SetMaxQpWr(64);

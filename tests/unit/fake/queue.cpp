@@ -265,6 +265,13 @@ bool flush_any() {
   return false;
 }
 
+namespace {
+uint32_t g_max_srq_wr = 0;
+}  // namespace
+
+void set_max_srq_wr(uint32_t n) { g_max_srq_wr = n; }
+uint32_t max_srq_wr() { return g_max_srq_wr; }
+
 const srpt_k_ring* ring_holding(const uint8_t* p, uint32_t* offset) {
   for (const srpt_k_ring* r : state().rings)
     for (const std::vector<uint8_t>& b : r->bufs)
@@ -295,6 +302,7 @@ void reset_queue() {
   for (srpt_k_srq* q : s.srqs) graveyard().push_back(q);
   s = QueueState{};
   reset_post_stack();
+  g_max_srq_wr = 0;
 }
 
 namespace {
@@ -548,6 +556,8 @@ extern "C" int srpt_k_srq_create(srpt_k_device* kdev, uint32_t* count,
   fake::trace("srpt_k_srq_create", kdev, *count);
   if (*count == 0) return -SRPT_EINVAL;
   if (int err = fake::creation_error(fake::Call::SrqCreate)) return err;
+  // As the shim: lowered to the device's max_srq_wr.
+  if (fake::max_srq_wr() != 0 && *count > fake::max_srq_wr()) *count = fake::max_srq_wr();
   srpt_k_ring* ring = nullptr;
   if (int err = srpt_k_ring_create(kdev, *count, size, align_at, SRPT_RING_RECV, &ring))
     return err;

@@ -162,6 +162,11 @@ size_t flush_qp(srpt_k_qp* qp);
 // One flush completion of any QP in the error state.
 bool flush_any();
 
+// The device limit on an SRQ's buffers (0: none): srpt_k_srq_create
+// lowers its count to it, as the shim lowers it to max_srq_wr.
+void set_max_srq_wr(uint32_t n);
+uint32_t max_srq_wr();
+
 // The live ring one of whose buffers holds `p`, and p's offset in it.
 const srpt_k_ring* ring_holding(const uint8_t* p, uint32_t* offset);
 
