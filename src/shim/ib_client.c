@@ -112,6 +112,8 @@ static void srpt_k_event_handler(struct ib_event_handler *handler,
 {
 	struct srpt_k_device *kdev =
 		container_of(handler, struct srpt_k_device, event_handler);
+	u32 port = event->element.port_num;
+	struct srpt_core_device *core;
 	enum srpt_port_event ev;
 
 	if (srpt_port_event_of(event->event, &ev)) {
@@ -121,15 +123,45 @@ static void srpt_k_event_handler(struct ib_event_handler *handler,
 		return;
 	}
 	/*
-	 * SAFETY: the handler is registered only after the core took the
-	 * device and unregistered (which waits for running handlers) before
-	 * srpt_core_device_remove().
+	 * Before the core has the device, the event is noted for add to hand
+	 * over. Noting, then looking again, against add's publishing, then
+	 * taking the notes: every event reaches the core at least once (a
+	 * second refresh of a port is harmless).
 	 */
-	srpt_core_port_event(kdev->core, event->element.port_num, ev);
+	core = smp_load_acquire(&kdev->core);
+	if (!core) {
+		set_bit(port < BITS_PER_LONG ? port : 0, &kdev->early_events);
+		smp_mb__after_atomic();
+		core = smp_load_acquire(&kdev->core);
+		if (!core)
+			return;
+	}
+	/*
+	 * SAFETY: the core took the device, and it is unregistered (which
+	 * waits for running handlers) before srpt_core_device_remove().
+	 */
+	srpt_core_port_event(core, port, ev);
+}
+
+/* Hands the core the port events seen before it took the device. */
+static void srpt_k_replay_early_events(struct srpt_k_device *kdev,
+				       struct srpt_core_device *core)
+{
+	unsigned long seen;
+	u32 port;
+
+	smp_mb();
+	seen = xchg(&kdev->early_events, 0);
+	rdma_for_each_port(kdev->ib_dev, port) {
+		if ((port < BITS_PER_LONG && test_bit(port, &seen)) ||
+		    test_bit(0, &seen))
+			srpt_core_port_event(core, port, SRPT_PORT_EVENT_GID_CHANGE);
+	}
 }
 
 static int srpt_ib_add_one(struct ib_device *device)
 {
+	struct srpt_core_device *core;
 	struct srpt_k_device *kdev;
 	struct srpt_device_desc desc;
 	struct srpt_port_desc *ports;
@@ -156,6 +188,10 @@ static int srpt_ib_add_one(struct ib_device *device)
 		ret = -ENOMEM;
 		goto err_pd;
 	}
+	/* Before the ports are read: a GID change or a port coming up after. */
+	INIT_IB_EVENT_HANDLER(&kdev->event_handler, device,
+			      srpt_k_event_handler);
+	ib_register_event_handler(&kdev->event_handler);
 
 	rdma_for_each_port(device, port) {
 		ports[i].port_num = port;
@@ -187,20 +223,20 @@ static int srpt_ib_add_one(struct ib_device *device)
 	ib_set_client_data(device, &srpt_ib_client, kdev);
 
 	/* SAFETY: the core only keeps kdev; it stays valid until remove. */
-	ret = srpt_core_device_add(kdev, &desc, &kdev->core);
+	ret = srpt_core_device_add(kdev, &desc, &core);
 	kfree(ports);
 	if (ret) {
 		pr_err("%s: not served (error %d)\n", dev_name(&device->dev),
 		       ret);
 		goto err_client_data;
 	}
-	INIT_IB_EVENT_HANDLER(&kdev->event_handler, device,
-			      srpt_k_event_handler);
-	ib_register_event_handler(&kdev->event_handler);
+	smp_store_release(&kdev->core, core);
+	srpt_k_replay_early_events(kdev, core);
 	return 0;
 
 err_client_data:
 	ib_set_client_data(device, &srpt_ib_client, NULL);
+	ib_unregister_event_handler(&kdev->event_handler);
 err_pd:
 	/*
 	 * SAFETY: the core kept nothing of the device, so nothing was created

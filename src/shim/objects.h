@@ -40,8 +40,17 @@ struct srpt_k_device {
 	struct srpt_core_device *core;
 	struct kref ref;
 	struct rcu_head rcu;
-	/* Registered while the core serves the device (ib_client.c). */
+	/*
+	 * Registered before the ports are read, so that no event is lost
+	 * between that reading and the core taking the device; unregistered
+	 * before the core lets it go (ib_client.c).
+	 */
 	struct ib_event_handler event_handler;
+	/*
+	 * Ports (bit port_num; bit 0: any port) with an event before the
+	 * core took the device, for ib_client.c to hand over once it has.
+	 */
+	unsigned long early_events;
 	/*
 	 * Set once a QP of this device raised Last WQE Reached: the device is
 	 * known to raise it (rxe does on 6.12 and 7.3, not on 6.1).
