@@ -21,16 +21,13 @@ Result<Own<Device>> Device::create(srpt_k_device* kdev,
 
   for (u32 i = 0; i < desc.port_count; i++) {
     Result<RefPtr<Port>> port = Port::create(name, desc.ports[i]);
-    if (!port.ok()) {
-      // A port whose GID cannot be read cannot be named in configfs; the
-      // other ports of the device are still served.
-      if (port.error() == Error::NoDev) {
-        srpt_log(SRPT_LOG_WARNING, "%s port %u: no GID 0, port not served\n",
-                 desc.name, desc.ports[i].port_num);
-        continue;
-      }
-      return port.error();  // ~Device releases the ports made so far
-    }
+    if (!port.ok()) return port.error();  // ~Device releases the ports made so far
+    // A port whose GID cannot be read cannot be named in configfs: it is
+    // served once a port event finds its GID 0 (Target::refresh_port).
+    if (!port.value()->named())
+      srpt_log(SRPT_LOG_WARNING,
+               "%s port %u: no GID 0 yet; port not served until it has one\n", desc.name,
+               desc.ports[i].port_num);
     // The list's reference is the one port.value() held.
     Port* p = port.value().get();
     p->add_ref();

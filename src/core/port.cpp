@@ -7,7 +7,6 @@ namespace srpt {
 
 Result<RefPtr<Port>> Port::create(StringView device_name,
                                   const srpt_port_desc& desc) {
-  if (!desc.gid0_valid) return Error::NoDev;
   Mutex login_lock = SRPT_TRY(Mutex::create(SRPT_LOCK_LOGIN));
   RefPtr<Port> port = RefPtr<Port>::adopt(new (alloc_sleep) Port(move(login_lock)));
   if (!port) return Error::NoMem;
@@ -17,7 +16,10 @@ Result<RefPtr<Port>> Port::create(StringView device_name,
     port->gid0_.raw[i] = desc.gid0[i];
   port->link_layer_ = static_cast<srpt_link_layer>(desc.link_layer);
   port->iwarp_ = desc.iwarp != 0;
-  port->set_gid0(port->gid0_);
+  if (desc.gid0_valid)
+    port->set_gid0(port->gid0_);
+  else
+    port->gid0_missing_ = true;
   return move(port);
 }
 
@@ -25,6 +27,7 @@ void Port::set_gid0(const Gid& gid) {
   gid0_ = gid;
   guid_name_ = format_guid_name(gid0_.interface_id());
   gid_name_ = format_gid_name(gid0_);
+  named_ = true;
 }
 
 Port::~Port() {

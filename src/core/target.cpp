@@ -102,6 +102,7 @@ Result<Device*> Target::add_device(srpt_k_device* kdev,
              static_cast<unsigned long long>(desc.node_guid), dev->name());
   }
   for (Port& p : dev->ports()) {
+    if (!p.named()) continue;
     srpt_log(SRPT_LOG_INFO, "%s port %u: target port names %s and %s\n",
              dev->name(), p.port_num(), p.guid_name().c_str(),
              p.gid_name().c_str());
@@ -120,7 +121,8 @@ Result<Device*> Target::add_device(srpt_k_device* kdev,
   // A port that refuses it (SR-IOV virtual functions do) is still served.
   Device* raw = move(dev).release();
   for (Port& p : raw->ports()) {
-    if (p.iwarp()) continue;
+    // A port without names gets its agent with them (refresh_port).
+    if (p.iwarp() || !p.named()) continue;
     ret = srpt_k_dm_agent_create(kdev, p.port_num(), to_abi(*raw), &p.dm_agent);
     if (ret) {
       p.dm_agent = nullptr;
@@ -243,7 +245,14 @@ void Target::refresh_port(Device& dev, Port& port, u32 events) {
     // GID 0 is briefly absent while the RDMA core replaces it (a MAC
     // change on RoCE deletes the old default GID, then adds the new one,
     // each with its own GID_CHANGE event): noted once, not warned about.
-    if (reread && gid_ret != 0) {
+    if (reread && gid_ret == 0 && !port.named()) {
+      port.set_gid0_missing(false);
+      port.set_gid0(gid);
+      srpt_log(SRPT_LOG_NOTICE,
+               "%s port %u: GID 0 now readable; target port names %s and %s, served\n",
+               dev.name(), port.port_num(), port.guid_name().c_str(),
+               port.gid_name().c_str());
+    } else if (reread && gid_ret != 0) {
       if (!port.gid0_missing()) {
         port.set_gid0_missing(true);
         srpt_log(SRPT_LOG_INFO,
@@ -275,7 +284,7 @@ void Target::refresh_port(Device& dev, Port& port, u32 events) {
         }
       }
     }
-    make_agent = reread && !port.iwarp() && port.dm_agent == nullptr;
+    make_agent = reread && port.named() && !port.iwarp() && port.dm_agent == nullptr;
   }
   // A port that refused its DM agent (at add, or while it was down) gets
   // one when it comes back, as the in-tree driver re-registers its agent on
@@ -382,7 +391,7 @@ void Target::remove_device(Device* dev) {
 Port* Target::find_attached_port(const ParsedPortName& name) {
   for (Device& d : devices_)
     for (Port& p : d.ports())
-      if (p.attached() && name.names(p.gid0())) return &p;
+      if (p.attached() && p.named() && name.names(p.gid0())) return &p;
   return nullptr;
 }
 

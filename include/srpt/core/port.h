@@ -89,6 +89,11 @@ class Port : public RefCounted<Port> {
   void set_gid0(const Gid& gid);
   // GID 0 could not be read at the last port event (names kept).
   bool gid0_missing() const { return gid0_missing_; }
+  // The port has had a GID 0, and so names: false for a port whose GID 0
+  // could not be read when its device was added, until a port event finds
+  // one. A port without names is listed (port events reach it) but not
+  // served: configfs cannot name it and it has no DM agent.
+  bool named() const { return named_; }
   void set_gid0_missing(bool missing) { gid0_missing_ = missing; }
   void detach() { __atomic_store_n(&attached_, false, __ATOMIC_RELEASE); }
   TargetPort* tport(PortNameForm form) const { return tports_[static_cast<int>(form)]; }
@@ -122,6 +127,7 @@ class Port : public RefCounted<Port> {
   bool attached_ = true;  // atomic
   bool up_ = true;
   bool gid0_missing_ = false;
+  bool named_ = false;
   u32 pending_events_ = 0;  // 1 << srpt_port_event; atomic
   TargetPort* tports_[kPortNameFormCount] = {};
   PortAttributes attrs_;

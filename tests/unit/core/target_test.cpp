@@ -124,6 +124,31 @@ TEST_F(RegistryTest, PortWithoutGidIsSkipped) {
   EXPECT_EQ(0, MakeTport(kPort2Guid));
 }
 
+// A port whose GID 0 cannot be read when its device is added (a RoCE port
+// whose network device has no address yet) is served from the first port
+// event after which it has one: its names are made then, configfs can
+// name it, and it gets its DM agent.
+TEST_F(RegistryTest, APortWithoutGidAtAddIsServedOnceItHasOne) {
+  FakeDevice dev("rxe0", kNodeGuid);
+  dev.AddPortWithoutGid().AddPort(MakeGid(kSubnetPrefix, kPort2Id));
+  srpt_core_device* cdev = nullptr;
+  ASSERT_EQ(0, AddDevice(dev, &cdev));
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "rxe0 port 1: no GID 0 yet")) << fake::log_dump();
+  EXPECT_EQ(-SRPT_EINVAL, MakeTport(kPort1Guid));
+  EXPECT_EQ(-SRPT_EINVAL, MakeTport("0000:0000:0000:0000")) << "no name before a GID";
+  const size_t agents = fake::dm_agents().size();
+
+  const GidBytes gid = MakeGid(kSubnetPrefix, kPort1Id);
+  fake::set_port_gid0(dev.kdev(), 1, gid.data());
+  srpt_core_port_event(cdev, 1, SRPT_PORT_EVENT_GID_CHANGE);
+  fake::run_works();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_NOTICE, "rxe0 port 1: GID 0 now readable; target port names"))
+      << fake::log_dump();
+  EXPECT_EQ(agents + 1, fake::dm_agents().size()) << "its DM agent, made with its names";
+  srpt_core_tport* t = nullptr;
+  EXPECT_EQ(0, MakeTport(kPort1Guid, &t));
+}
+
 TEST_F(RegistryTest, DeviceNameTooLongIsRefused) {
   FakeDevice dev(std::string(64, 'd'), kNodeGuid);
   dev.AddPort(MakeGid(kSubnetPrefix, kPort1Id));
