@@ -6,10 +6,19 @@
 # Anything it cannot build for stops here with one line saying why, so DKMS
 # reports a failed build and installs nothing.
 #
-# usage: dkms-build.sh KVER KDIR
+# --check runs the same checks and nothing else: exit 0 when the kernel can
+# be built for, else 1 with the line. dkms.conf asks it for every kernel,
+# so that DKMS skips (BUILD_EXCLUSIVE_KERNEL, AUTOINSTALL) rather than fails
+# a kernel it cannot build for: a failed autoinstall in a kernel package's
+# postinst hook leaves apt half-configured.
+#
+# usage: dkms-build.sh [--check] KVER KDIR
 set -eu
-kver=${1:?usage: dkms-build.sh KVER KDIR}
-kdir=${2:?usage: dkms-build.sh KVER KDIR}
+check=0
+[ "${1:-}" != --check ] || { check=1; shift; }
+kver=${1:?usage: dkms-build.sh [--check] KVER KDIR}
+# (--check with an empty KDIR: the kernel's own build tree.)
+kdir=${2:-/lib/modules/$kver/build}
 here=$(cd "$(dirname "$0")" && pwd -P)
 src=$(cd "$here/../.." && pwd -P)
 fail() { echo "srpt-cxx: cannot build ib_srpt.ko for $kver: $*" >&2; exit 1; }
@@ -27,5 +36,6 @@ gcc=$(sed -n 's/^CONFIG_GCC_VERSION=\([0-9]*\)$/\1/p' "$kdir/.config")
 [ -n "$gcc" ] && [ "$gcc" -gt 0 ] || fail "the kernel was not built with gcc (its C++ objects need the same compiler)"
 cxx=g++-$((gcc / 10000))
 command -v "$cxx" >/dev/null 2>&1 || fail "it was built with gcc $((gcc / 10000)); install $cxx"
+[ $check = 0 ] || exit 0
 exec make -j"$(nproc)" -C "$kdir" M="$src" CXX="$cxx" \
 	SRPT_VERSION="$("$here/version.sh")" modules

@@ -62,4 +62,37 @@ refused "its g++ missing" "install g++-99" 6.12 $cores CONFIG_GCC_VERSION=990100
 # shellcheck disable=SC2086
 refused "a 5.15 kernel" "older than 6.1" 5.15 $cores CONFIG_GCC_VERSION=120200
 
+# The same kernels through DKMS, as a kernel or headers package's postinst
+# hook runs it (dkms autoinstall) and as the package's postinst builds
+# (dkms build): skipped, with the reason, never failed; nothing is built.
+# A failed autoinstall in a kernel package's hook leaves apt half-configured.
+skipped() { # skipped NAME WANT-IN-MESSAGE VERSION.PATCHLEVEL CONFIG-LINES...
+	local name=$1 want=$2 v=$3 kver k out rc
+	shift 3
+	kver=$v.0-srpt-test-$RANDOM
+	k=$tmp/kernels/$kver
+	mkdir -p "$k/include"
+	printf 'VERSION = %s\nPATCHLEVEL = %s\n' "${v%%.*}" "${v#*.}" >"$k/Makefile"
+	printf '%s\n' "$@" >"$k/.config"
+	set -- --sourcetree "$tmp/root/usr/src" --dkmstree "$tmp/dkms" --installtree "$tmp/lib"
+	out=$(dkms autoinstall -k "$kver" --kernelsourcedir "$k" "$@" 2>&1)
+	rc=$?
+	case "$rc:$out" in
+	0:*"$want"*"skipped"*) ok "dkms autoinstall skips $name" ;;
+	*) nok "dkms autoinstall on $name: exit $rc (0 and the reason wanted):"; echo "$out" | tail -n 5 ;;
+	esac
+	out=$(dkms build -m srpt-cxx -v "$version" -k "$kver" --kernelsourcedir "$k" "$@" 2>&1)
+	rc=$?
+	case "$rc:$out" in
+	77:*"$want"*) ok "dkms build skips $name (77)" ;;
+	*) nok "dkms build on $name: exit $rc (77 and the reason wanted):"; echo "$out" | tail -n 5 ;;
+	esac
+	[ ! -d "$tmp/dkms/srpt-cxx/$version/$kver" ] || nok "dkms left a build for $name"
+}
+# shellcheck disable=SC2086
+skipped "a 5.15 kernel" "older than 6.1" 5.15 $cores CONFIG_GCC_VERSION=120200
+skipped "a kernel without a target core" "CONFIG_TARGET_CORE" 6.12 CONFIG_INFINIBAND=m CONFIG_GCC_VERSION=120200
+# shellcheck disable=SC2086
+skipped "a kernel whose g++ is missing" "install g++-99" 6.12 $cores CONFIG_GCC_VERSION=990100
+
 summary
