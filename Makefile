@@ -7,7 +7,8 @@
 #   make check     host unit tests, module build and checks, guest tests
 #                  (every kernel: scripts/check.sh says which cases where)
 #   make check-kernels  every guest case on every kernel
-#   make check-long  the data-path I/O guest cases with eight times the data
+#   make check-long  the data-path I/O guest cases with eight times the data,
+#                  and the closes during RDMA in parts (case 59) 20 times each
 #   make demo      boot a guest with the module and show what it serves
 #   make fuzz      host libFuzzer targets, FUZZ_SECONDS (default 300) each
 #   make fuzz-guest  the guest login fuzz campaign (cases 28 and 29, long)
@@ -201,6 +202,8 @@ check-kernels:
 check-long: module tools
 	$(PROJECT)/scripts/install-deps.sh vm
 	SRPT_IO_LONG=1 $(PROJECT)/tests/vm/run.sh --case-timeout 1800 --timeout 7200 45 46 47 48
+	SRPT_CASE_PARTS_ROUNDS=20 $(PROJECT)/tests/vm/run.sh --out $(PROJECT)/build/vm/runs/check-long-59 \
+		--case-timeout 5000 --timeout 5400 59
 
 demo: module
 	$(PROJECT)/scripts/install-deps.sh vm
