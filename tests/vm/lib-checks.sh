@@ -94,7 +94,7 @@ poll_third() { : >"$tries"; poll_until 1 third_try && [ "$(wc -l <"$tries")" = 3
 poll_never() { : >"$tries"; poll_until 1 never; [ $? = 3 ] && [ "$(wc -l <"$tries")" = 11 ]; }
 wait_for_fails() {
 	local out
-	out=$(WAIT_SCALE=0 wait_for "the thing" false) && return 1
+	out=$(WAIT_SCALE=0 wait_for "the thing" false 2>&1) && return 1
 	[ "$out" = "FAIL: not the thing after 0 s" ]
 }
 check "poll_until returns once the command succeeds (third try)" poll_third
@@ -242,6 +242,15 @@ check "a guest that did not finish its job is not judged" clock_is 2 "$tmp/k-die
 check "the fast verdict says by how much" \
 	grep -q 'ran fast: uptime 314.9 s when its job ended, after 231.9 s of QEMU (1.36x)' \
 	<(guest_clock_verdict "$tmp/k-fast" "$tmp/k-fast.el" 1)
+
+# fail inside a command substitution: its reason reaches the case's log
+# (stdout and stderr together), not only the caller's variable.
+fail_inside() {
+	bash -c '. "$SRPT_ROOT/tests/vm/lib.sh"; v=$(fail "the inner reason") || exit 1; echo "not reached $v"' \
+		>"$tmp/fail-inside" 2>&1
+	[ $? = 1 ] && grep -qx 'FAIL: the inner reason' "$tmp/fail-inside"
+}
+check "fail inside \$(...) keeps its reason in the log" fail_inside
 
 echo "1..$n"
 echo "$((n - failed)) passed, $failed failed"

@@ -23,8 +23,11 @@ RXE=rxe0
 
 # ---------------------------------------------------------------- reporting
 log() { echo "# $*"; }
+# Inside a command substitution stdout is the caller's variable: the line
+# goes to stderr there (the case's log), or the reason would be lost with
+# the subshell and the case would end on the caller's bare `|| exit 1`.
 fail() {
-	echo "FAIL: $*"
+	if [ "$BASH_SUBSHELL" -gt 0 ]; then echo "FAIL: $*" >&2; else echo "FAIL: $*"; fi
 	exit 1
 }
 skip() {

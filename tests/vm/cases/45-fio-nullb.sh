@@ -21,8 +21,13 @@ io_fio seq1m --filename="$dev" --direct=1 --rw=write --bs=1M --iodepth=32 \
 io_fio mixed --filename="$dev" --direct=1 --rw=randrw --bs=4k-64k --iodepth=32 \
 	--numjobs=2 --size=$((4 * IO_SCALE))M --offset_increment=$((8 * IO_SCALE))M --offset=128M
 dmesg_since "45 login" | grep -E "SRP_CMD refused|work request failed" && fail "refusals or queue errors"
+# Every channel ib_srp opened (one per completion vector it uses: two on
+# the guest's two CPUs) idle, with every slot and credit back.
 srp_channels | tee /tmp/channels
-grep -q " live $RXE/1 64 64 0 0 64 " /tmp/channels || fail "credits or slots not all back when idle"
+n=$(grep -c . /tmp/channels)
+[ "$n" -ge 1 ] || fail "no channel listed"
+[ "$(grep -c " live $RXE/1 64 64 0 0 64 " /tmp/channels)" = "$n" ] ||
+	fail "credits or slots not all back when idle on every one of the $n channels"
 
 srp_cleanup
 srpt_unload || fail "unload failed"

@@ -52,7 +52,9 @@ new_guid=$(port_guid_name)
 new_gid=$(port_gid_name)
 log "after: MAC $new_mac, GID 0 $(port_gid0), names $new_guid and $new_gid"
 [ "$new_guid" != "$old_guid" ] || fail "GID 0 changed but the GUID name did not (test bug)"
-wait_for "the rename logged" sh -c "dmesg | grep -q 'target port names now $new_guid'"
+# logged_since MARK TEXT: a kernel log line since MARK contains TEXT.
+logged_since() { dmesg_since "$1" | grep -qF -- "$2"; }
+wait_for "the rename logged" logged_since "53 change" "target port names now $new_guid"
 dmesg_since "53 change" | grep -E "ib_srpt" | head -20
 expect_dmesg_since "53 change" "ib_srpt: $RXE port 1: down" "port down logged"
 expect_dmesg_since "53 change" "ib_srpt: $RXE port 1: active" "port active logged"
@@ -101,7 +103,7 @@ run ip link set "$VETH0" address "$old_mac"
 run ip link set "$VETH0" up
 wait_port ACTIVE
 wait_for "GID 0 back" sh -c "[ \"\$(cat /sys/class/infiniband/$RXE/ports/1/gids/0)\" = '$old_gid0' ]"
-wait_for "the names back" sh -c "dmesg | grep -q 'target port names now $old_guid and $old_gid'"
+wait_for "the names back" logged_since "53 back" "target port names now $old_guid and $old_gid"
 run mkdir -p "$SRPT_CFS"  # srp_cleanup removed the fabric's directory
 tport_add "$old_gid"
 tport_del "$old_gid"
