@@ -1501,6 +1501,19 @@ class SendQueueTest : public ChannelTest {
     return DataIn(o, tag, segs, len, true);
   }
   static uint64_t TagOf(const fake::PostedSend& s) { return DecodeRsp(s.bytes).tag; }
+  // `c`'s chain went in part: the channel closes, and the command keeps
+  // its mapped contexts and has not ended; the release work flushes the
+  // chain, and the command ends once.
+  void ExpectKeptUntilTheFlush(const Outcome& o, srpt_k_cmd* c) {
+    EXPECT_EQ(Channel::State::Closing, Snap(o).state);
+    EXPECT_FALSE(c->segs.empty()) << "its contexts stay mapped";
+    EXPECT_EQ(0, c->fails);
+    EXPECT_EQ(0, c->releases);
+    RunWorks();
+    EXPECT_EQ(1, c->releases);
+    ExpectReleasedByChannel(o);
+    ExpectAllChannelsReleased();
+  }
 };
 
 TEST_F(SendQueueTest, ResponsesWaitInOrderForRoomAndNoneIsLost) {
@@ -1828,15 +1841,9 @@ TEST_F(SendQueueTest, ADataOutPartPostedInPartKeepsItsBuffersUntilItsFlush) {
   fake::break_next_post(fake::Call::CmdRdmaRead, 2);
   EXPECT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(out)))
       << "the command is the channel's now; the target core must not retry or fail it";
-  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
-  EXPECT_FALSE(out->segs.empty()) << "its contexts stay mapped";
-  EXPECT_EQ(0, out->fails);
-  RunWorks();
+  ExpectKeptUntilTheFlush(o, out);
   EXPECT_EQ(0, out->executes);
   EXPECT_EQ(1, out->fails) << "failed once the chain was flushed";
-  EXPECT_EQ(1, out->releases);
-  ExpectReleasedByChannel(o);
-  ExpectAllChannelsReleased();
 }
 
 TEST_F(SendQueueTest, ALaterDataOutPartPostedInPartKeepsItsBuffersUntilItsFlush) {
@@ -1845,14 +1852,8 @@ TEST_F(SendQueueTest, ALaterDataOutPartPostedInPartKeepsItsBuffersUntilItsFlush)
   ASSERT_EQ(0, srpt_core_cmd_write_pending(fake::cmd_ctx(out)));
   fake::break_next_post(fake::Call::CmdRdmaRead, 3);
   fake::complete_rdma_read(out);  // the second part breaks
-  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
-  EXPECT_FALSE(out->segs.empty());
-  EXPECT_EQ(0, out->fails);
-  RunWorks();
+  ExpectKeptUntilTheFlush(o, out);
   EXPECT_EQ(1, out->fails);
-  EXPECT_EQ(1, out->releases);
-  ExpectReleasedByChannel(o);
-  ExpectAllChannelsReleased();
 }
 
 TEST_F(SendQueueTest, ADataInPartPostedInPartKeepsItsBuffersUntilItsFlush) {
@@ -1860,14 +1861,7 @@ TEST_F(SendQueueTest, ADataInPartPostedInPartKeepsItsBuffersUntilItsFlush) {
   srpt_k_cmd* in = DataIn(o, 1, 10);
   fake::break_next_post(fake::Call::CmdRdmaWrite, 2);
   ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(in)));
-  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
-  EXPECT_FALSE(in->segs.empty());
-  EXPECT_EQ(0, in->releases);
-  RunWorks();
-  EXPECT_EQ(1, in->releases) << "ended unanswered once the chain was flushed";
-  EXPECT_EQ(0, in->fails);
-  ExpectReleasedByChannel(o);
-  ExpectAllChannelsReleased();
+  ExpectKeptUntilTheFlush(o, in);  // ended unanswered
 }
 
 TEST_F(SendQueueTest, AResponseWhoseWritesWentInPartKeepsItsBuffersUntilItsFlush) {
@@ -1875,13 +1869,7 @@ TEST_F(SendQueueTest, AResponseWhoseWritesWentInPartKeepsItsBuffersUntilItsFlush
   srpt_k_cmd* in = DataIn(o, 1, 2);  // two writes and the response: one chain
   fake::break_next_post(fake::Call::CmdSendRsp, 1);
   ASSERT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(in)));
-  EXPECT_EQ(Channel::State::Closing, Snap(o).state);
-  EXPECT_FALSE(in->segs.empty());
-  EXPECT_EQ(0, in->releases);
-  RunWorks();
-  EXPECT_EQ(1, in->releases);
-  ExpectReleasedByChannel(o);
-  ExpectAllChannelsReleased();
+  ExpectKeptUntilTheFlush(o, in);
 }
 
 // Waiters are resumed one after another by whoever gave room back: a
