@@ -118,6 +118,10 @@ void srpt_core_device_remove(srpt_core_device* dev) noexcept {
   g_target->remove_device(from_abi(dev));
 }
 
+void srpt_core_device_rename(srpt_core_device* dev, const char* name) noexcept {
+  g_target->rename_device(*from_abi(dev), srpt::StringView::from_cstr(name));
+}
+
 void srpt_core_port_event(srpt_core_device* dev, uint32_t port_num,
                           srpt_port_event ev) noexcept {
   g_target->port_event(*from_abi(dev), port_num, ev);

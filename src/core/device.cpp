@@ -36,6 +36,13 @@ Result<Own<Device>> Device::create(srpt_k_device* kdev,
   return move(dev);
 }
 
+bool Device::rename(StringView name) {
+  if (name.size() > decltype(name_)::capacity()) return false;
+  (void)name_.assign(name);
+  for (Port& p : ports_) p.set_device_name(name);
+  return true;
+}
+
 Port* Device::port(u32 port_num) {
   for (Port& p : ports_)
     if (p.port_num() == port_num) return &p;

@@ -388,6 +388,18 @@ void Target::remove_device(Device* dev) {
   destroy(dev);
 }
 
+void Target::rename_device(Device& dev, StringView name) {
+  MutexGuard guard(lock_);
+  FixedString<64> old;
+  (void)old.assign(StringView::from_cstr(dev.name()));
+  if (!dev.rename(name)) {
+    srpt_log(SRPT_LOG_WARNING, "device %s renamed to a name of %u bytes; keeps the name %s\n",
+             old.c_str(), static_cast<unsigned>(name.size()), old.c_str());
+    return;
+  }
+  srpt_log(SRPT_LOG_INFO, "device %s is now named %s\n", old.c_str(), dev.name());
+}
+
 Port* Target::find_attached_port(const ParsedPortName& name) {
   for (Device& d : devices_)
     for (Port& p : d.ports())

@@ -318,10 +318,25 @@ int srpt_k_port_gid0(struct srpt_k_device *kdev, uint32_t port_num,
 	return 0;
 }
 
+/*
+ * `rdma dev set NAME name NEW`: the RDMA core calls this for every client
+ * whose add succeeded, in process context and never beside that device's
+ * add or remove.
+ */
+static void srpt_ib_rename_one(struct ib_device *device, void *client_data)
+{
+	struct srpt_k_device *kdev = client_data;
+
+	if (!kdev)
+		return;
+	srpt_core_device_rename(kdev->core, dev_name(&device->dev));
+}
+
 static struct ib_client srpt_ib_client = {
 	.name = KBUILD_MODNAME,
 	.add = srpt_ib_add_one,
 	.remove = srpt_ib_remove_one,
+	.rename = srpt_ib_rename_one,
 };
 
 int srpt_shim_ib_client_register(void)

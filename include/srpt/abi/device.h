@@ -96,6 +96,14 @@ enum srpt_port_event {
 };
 
 /*
+ * The device the core serves is now named `name` (ib_client's rename: `rdma
+ * dev set ... name ...`). Process context; never concurrent with add or
+ * remove of the same device.
+ */
+void srpt_core_device_rename(struct srpt_core_device *dev,
+			     const char *name) SRPT_NOEXCEPT;
+
+/*
  * An event of port `port_num` of a device the core serves (between
  * srpt_core_device_add() succeeding and srpt_core_device_remove(), which the
  * shim calls only after no event call can be running). Process context, but

@@ -31,7 +31,11 @@ class Device : Pinned {
   ~Device();
 
   srpt_k_device* kdev() const { return kdev_; }
+  // Read without the Target's lock by log lines: a rename racing one may
+  // show it torn, never unterminated (FixedString keeps its last byte 0).
   const char* name() const { return name_.c_str(); }
+  // The Target's lock held. False (the old name kept) when it does not fit.
+  bool rename(StringView name);
   u64 node_guid() const { return node_guid_; }
   // Its attributes, as srpt_device_desc gave them.
   u32 vendor_id() const { return vendor_id_; }

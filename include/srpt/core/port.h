@@ -60,6 +60,8 @@ class Port : public RefCounted<Port> {
   srpt_link_layer link_layer() const { return link_layer_; }
   bool iwarp() const { return iwarp_; }
   const char* device_name() const { return device_name_.c_str(); }
+  // Its device was renamed (Device::rename, which checked that it fits).
+  void set_device_name(StringView name) { (void)device_name_.assign(name); }
   const PortName& guid_name() const { return guid_name_; }
   const PortName& gid_name() const { return gid_name_; }
 

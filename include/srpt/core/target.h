@@ -61,6 +61,9 @@ class Target : Pinned {
   // ib_client add/remove.
   Result<Device*> add_device(srpt_k_device* kdev, const srpt_device_desc& desc);
   void remove_device(Device* dev);
+  // ib_client rename: the device and its ports take the new name (the old
+  // one stays when it does not fit). Process context; takes the lock.
+  void rename_device(Device& dev, StringView name);
   // The DM agent of (dev, port_num) received *req: *rsp answers it
   // (dm_agent.h). Process context; takes the Target's lock.
   void dm_answer(Device& dev, u32 port_num, const dm::Mad& req, dm::Mad* rsp);

@@ -149,6 +149,28 @@ TEST_F(RegistryTest, APortWithoutGidAtAddIsServedOnceItHasOne) {
   EXPECT_EQ(0, MakeTport(kPort1Guid, &t));
 }
 
+// `rdma dev set NAME name NEW`: the RDMA core tells its clients, and every
+// line the module logs afterwards, and debugfs, name the device as it is
+// named now. Target port names (from GID 0) are not the device's name.
+TEST_F(RegistryTest, ARenamedDeviceIsLoggedUnderItsNewName) {
+  FakeDevice dev = TwoPortDevice();
+  srpt_core_device* cdev = nullptr;
+  ASSERT_EQ(0, AddDevice(dev, &cdev));
+  srpt_core_device_rename(cdev, "srpt_renamed0");
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "device mlx5_0 is now named srpt_renamed0"))
+      << fake::log_dump();
+  fake::set_ports_down_until(~0ull);
+  srpt_core_port_event(cdev, 1, SRPT_PORT_EVENT_ERR);
+  fake::run_works();
+  EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "srpt_renamed0 port 1: down")) << fake::log_dump();
+  fake::set_ports_down_until(0);
+  srpt_core_tport* t = nullptr;
+  EXPECT_EQ(0, MakeTport(kPort1Guid, &t)) << "target port names do not change";
+  // A name too long for the module is refused; the old one stays.
+  srpt_core_device_rename(cdev, std::string(64, 'n').c_str());
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "keeps the name srpt_renamed0")) << fake::log_dump();
+}
+
 TEST_F(RegistryTest, DeviceNameTooLongIsRefused) {
   FakeDevice dev(std::string(64, 'd'), kNodeGuid);
   dev.AddPort(MakeGid(kSubnetPrefix, kPort1Id));
