@@ -147,8 +147,14 @@ for trig in ${SRPT_CASE_PARTS_TRIGGERS:-rport tpg acl break link}; do
 	parts=$(dmesg_since "59 start" | sed -n "/srpt-vm-mark: 59 $trig 1\$/,\$p" |
 		grep -c "ib_srpt: channel .*: [0-9]* transfers posted in parts")
 	log "$trig: $rounds rounds, $parts closed channels had gone in parts"
-	[ "$parts" -gt 0 ] || fail "$trig: no channel that closed had posted a transfer in parts"
+	# Whether a channel's commands went in parts depends on how many
+	# physically contiguous runs fio's buffers happen to have: over a few
+	# rounds some close must have met one.
+	[ "$rounds" -lt 5 ] || [ "$parts" -gt 0 ] ||
+		fail "$trig: in $rounds rounds no channel that closed had posted a transfer in parts"
 done
+dmesg_since "59 start" | grep -q "ib_srpt: channel .*: [0-9]* transfers posted in parts" ||
+	fail "no channel that closed had posted a transfer in parts"
 dmesg_since "59 start" | grep -E "for one segment|SRP_CMD refused" && fail "commands refused"
 
 srp_logout
