@@ -35,6 +35,7 @@ have() {
 	esac
 	if "$@" -Werror -c -o "$tmp/$name.o" "$tmp/$name.c" >"$tmp/$name.log" 2>&1; then
 		echo "#define SRPT_HAVE_$name 1"
+		echo "$name" >>"$tmp/found"
 	else
 		echo "/* #undef SRPT_HAVE_$name */"
 	fi
@@ -123,4 +124,7 @@ void srpt_probe(struct ib_qp *qp)
 }
 P
 
+# Every feature found, as one string: the module's modinfo field
+# srpt_probes (module.c), for the tests that need one.
+echo "#define SRPT_PROBES \"$(cat "$tmp/found" 2>/dev/null | tr '\n' ' ' | sed 's/ $//')\""
 echo "#endif"

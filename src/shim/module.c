@@ -21,6 +21,7 @@
 #include "counters.h"
 #include "fault.h"
 #include "shim.h"
+#include "srpt_compat.h"
 
 struct workqueue_struct *srpt_shim_wq;
 
@@ -146,3 +147,5 @@ MODULE_AUTHOR("srpt-cxx developers");
 MODULE_DESCRIPTION("SCSI RDMA Protocol target (srpt-cxx, C++ core)");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(SRPT_VERSION);
+/* The kernel features the build found (scripts/kbuild/probe.sh). */
+MODULE_INFO(srpt_probes, SRPT_PROBES);
