@@ -53,7 +53,10 @@ out=$(fault_login multi)
 log "login after the link came back: $out"
 fault_expect_login "login after the link came back" "$out" established
 wait "$hold"
-log "held login: $(tr '\n' ' ' </tmp/hold.out)"
+st=$?
+log "held login: $(tr '\n' ' ' </tmp/hold.out) (exit $st)"
+[ "$st" = 0 ] && grep -q '^established ' /tmp/hold.out ||
+	fail "the held login did not end established (exit $st): $(cat /tmp/hold.out)"
 fault_check_clean "after the link came back"
 srp_cleanup
 srpt_unload || fail "unload failed"
