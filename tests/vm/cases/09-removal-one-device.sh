@@ -1,5 +1,6 @@
 #!/bin/bash
 # case-timeout: 240
+# select: named
 # 09 Removing one RDMA device does not wait for another device's channels.
 # Device B (rxe1 on a second veth pair, 198.51.100.0/24) serves a raw
 # RDMA/CM login; B's link goes down and B's TPG is disabled, so the
