@@ -10,6 +10,8 @@
 namespace srpt {
 
 bool SendBudget::reserve(SqClaim& c, u32 need, SqClaim::SqPost what) {
+  // One chain at a time: a claim that waits keeps the chain it waits for.
+  if (SRPT_CHECK_FAILED(c.sq_post == SqClaim::SqPost::None)) return false;
   c.sq_need = 0;
   if (waiting_.empty() && avail_ >= need) {
     avail_ -= need;

@@ -177,6 +177,15 @@ void IuSeeds() {
     w("cmds-in-flight", inflight);
     w("cmds-in-flight-then-logout", IuSeq(inflight).Rec(2, SimpleIu(srp::kILogout, 9)));
     w("cmds-in-flight-then-dreq", IuSeq(inflight).Rec(4, {}));
+    // An 8 MiB data-out and an 8 MiB data-in need more than the send queue
+    // holds beside each other: the data-in waits for room, and the 4 KiB
+    // data-out behind it waits in write_pending, which the target core
+    // must leave alone until the command is executed.
+    IuSeq waits(kind);
+    waits.Rec(2, EncodeSrpCmd(Direct(true, 8u << 20)));
+    waits.Rec(2, EncodeSrpCmd(Direct(false, 8u << 20)));
+    waits.Rec(0, EncodeSrpCmd(Direct(true, 4096)));
+    w("cmds-wait-for-send-queue-room", waits);
     w("tsk-mgmt", IuSeq(kind).Rec(0, SimpleIu(srp::kTskMgmt, 0x55, 48)));
     w("i-logout", IuSeq(kind).Rec(0, SimpleIu(srp::kILogout, 9)));
     w("cred-rsp", IuSeq(kind).Rec(0, SimpleIu(srp::kCredRsp, 3)));

@@ -14,7 +14,9 @@
 # first, never into the committed corpus. Long runs are cut into rounds of
 # at most FUZZ_ROUND seconds, each a fresh process continuing from the inputs
 # found so far: the fake kernel keeps what it must never free (objects the
-# code under test may still name) until the process exits.
+# code under test may still name) until the process exits, so a process's
+# memory grows with the inputs it runs (srp_iu passes libFuzzer's 2 GB
+# limit in rounds of a few minutes).
 #
 # LeakSanitizer is off: the core's own allocations are counted by the fake
 # (srpt_kzalloc) and checked after every input, and what the fake keeps on
@@ -24,7 +26,7 @@ out=$1
 shift
 here=$(cd "$(dirname "$0")" && pwd)
 seconds=${FUZZ_SECONDS:-20}
-round=${FUZZ_ROUND:-120}
+round=${FUZZ_ROUND:-30}
 timeout=${FUZZ_TIMEOUT:-10}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:quarantine_size_mb=64}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

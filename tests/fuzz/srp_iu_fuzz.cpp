@@ -168,6 +168,10 @@ class SrpIuFuzz : public LoginTest {
         stage = 2;
         return true;
       }
+      // A data-out command whose write_pending was accepted is the
+      // fabric's until it calls target_execute_cmd(): the target core
+      // answers it only then (an abort, too, waits for that).
+      if (stage == 1 && cmd->phase != srpt_k_cmd::Phase::Executing) continue;
       stage = 2;
       if (check_condition_) {
         AnswerStatus(cmd, 0x02);

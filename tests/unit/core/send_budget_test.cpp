@@ -92,4 +92,29 @@ TEST_F(SendBudgetTest, ForgettingWaitersUnlinksThem) {
   EXPECT_EQ(Post::None, w.sq_post);
 }
 
+
+// A command posts one chain at a time: asking again while it waits is a
+// caller's bug. It is reported, and the claim keeps the chain it waits for
+// (what it posts and how much room that takes), so that the budget's
+// invariants hold and the command is resumed as it was.
+TEST_F(SendBudgetTest, AClaimAskingAgainWhileItWaitsKeepsWhatItWaitsFor) {
+  SendBudget b;
+  b.reset(2);
+  SqClaim held, w;
+  ASSERT_TRUE(b.reserve(held, 2, Post::Rsp));
+  ASSERT_FALSE(b.reserve(w, 2, Post::Read));
+  EXPECT_FALSE(b.reserve(w, 1, Post::Rsp));
+  ExpectOneBugReport("c.sq_post == SqClaim::SqPost::None");
+  EXPECT_EQ(2u, w.sq_need);
+  EXPECT_EQ(Post::Read, w.sq_post);
+  b.give_back(held);
+  Post what = Post::None;
+  EXPECT_EQ(&w, b.next(&what));
+  EXPECT_EQ(Post::Read, what);
+  EXPECT_EQ(2u, w.sq_held);
+  EXPECT_EQ(nullptr, b.next(&what));
+  b.give_back(w);
+  EXPECT_EQ(2u, b.avail());
+}
+
 }  // namespace
