@@ -162,6 +162,7 @@ class SrpIuFuzz : public LoginTest {
       if (stage == 0 && s.dir == SRPT_DIR_WRITE && cmd->result.data_len > 0 &&
           cmd->phase == srpt_k_cmd::Phase::Submitted) {
         stage = 1;
+        fails_[{cmd, cmd->submits}] = cmd->fails;
         if (srpt_core_cmd_write_pending(ctx) == 0) return true;
         // The target core fails a command whose data-out it cannot start.
         AnswerStatus(cmd, 0x02);
@@ -172,6 +173,12 @@ class SrpIuFuzz : public LoginTest {
       // fabric's until it calls target_execute_cmd(): the target core
       // answers it only then (an abort, too, waits for that).
       if (stage == 1 && cmd->phase != srpt_k_cmd::Phase::Executing) continue;
+      // The fabric failed its data-out (srpt_k_cmd_fail): the target core
+      // answered that already (the fake plays it there).
+      if (stage == 1 && cmd->fails != fails_[{cmd, cmd->submits}]) {
+        stage = 2;
+        continue;
+      }
       stage = 2;
       if (check_condition_) {
         AnswerStatus(cmd, 0x02);
@@ -238,6 +245,8 @@ class SrpIuFuzz : public LoginTest {
   Outcome o_{};
   bool check_condition_ = false;
   std::map<std::pair<const srpt_k_cmd*, int>, int> stages_;
+  // Per submission: the command's srpt_k_cmd_fail count at write_pending.
+  std::map<std::pair<const srpt_k_cmd*, int>, int> fails_;
 };
 
 }  // namespace
