@@ -55,10 +55,6 @@ const char* reason_name(u32 reason) {
   return "?";
 }
 
-// Request IUs a channel posts, and the credits it grants. ib_srp uses at
-// most 62 by default (queue_size 64 minus its reserved entries).
-constexpr u32 kRecvDepth = 64;
-
 }  // namespace
 
 // Every enabled TPG of the port, however many (issue 13, defect 7:
@@ -206,7 +202,7 @@ Result<LoginPortView> Target::view_port(const LoginAttempt& at, Port& port) {
   v.limits.max_req_size = params_.max_req_size;
   v.limits.service_guid = params_.service_guid;
   v.limits.max_rsp_size = a.max_rsp_size;
-  v.limits.recv_depth = min(kRecvDepth, a.sq_size);
+  v.limits.recv_depth = login_credits(dev->max_qp_wr(), a.sq_size);
   v.sq_size = a.sq_size;
   // dev->srq is stable while the port uses it (device.h), and the port's
   // use_srq cannot change while its login lock is held.

@@ -5,6 +5,7 @@
 #include <srpt/abi/session.h>
 #include <srpt/core/abi_handle.h>
 #include <srpt/core/kstrto.h>
+#include <srpt/core/login_policy.h>
 #include <srpt/rt/assert.h>
 
 namespace srpt {
@@ -299,7 +300,6 @@ void Target::refresh_port(Device& dev, Port& port, u32 events) {
 }
 
 void Target::dm_answer(Device& dev, u32 port_num, const dm::Mad& req, dm::Mad* rsp) {
-  constexpr u32 kMaxRqSize = 128;  // in-tree's send queue depth without SRQ
   dm::IocFacts f{};
   {
     MutexGuard guard(lock_);
@@ -309,10 +309,12 @@ void Target::dm_answer(Device& dev, u32 port_num, const dm::Mad& req, dm::Mad* r
     f.vendor_part_id = dev.vendor_part_id();
     f.hw_ver = dev.hw_ver();
     f.send_size = params_.max_req_size;
-    // With use_srq, the SRQ the logins really share: made with
-    // srpt_srq_size buffers, lowered to the device's limit.
+    // Without use_srq, the credits a login gets; with it, the SRQ the
+    // logins really share (as in-tree): made with srpt_srq_size buffers,
+    // lowered to the device's limit.
     const bool srq = p != nullptr && p->attributes().use_srq;
-    f.send_queue_depth = !srq          ? min(dev.max_qp_wr(), kMaxRqSize)
+    const u32 sq_size = p != nullptr ? p->attributes().sq_size : PortAttributes::kDefaultSqSize;
+    f.send_queue_depth = !srq          ? login_credits(dev.max_qp_wr(), sq_size)
                          : dev.srq     ? dev.srq->count()
                                        : params_.srq_size;
     f.max_rdma_size = p != nullptr ? p->attributes().max_rdma_size

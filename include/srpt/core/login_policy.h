@@ -23,6 +23,19 @@ struct LoginLimits {
   u32 required_imm_offset;
 };
 
+// The credits a login grants, which are also the request IUs its channel
+// posts and its command slots. As in-tree: min(128, max_qp_wr), on its own
+// ring and on the SRQ alike. ib_srp sizes its SCSI host's queue by them,
+// once, at login (credits granted later do not raise it), so fewer than an
+// initiator's queue_size cost it queue depth for the session's life. Never
+// more than a receive queue holds beside its drain request, nor than
+// srp_sq_size: each slot needs room on the send queue for its response.
+inline constexpr u32 kMaxLoginCredits = 128;
+constexpr u32 login_credits(u32 max_qp_wr, u32 sq_size) {
+  const u32 queue = max_qp_wr > 0 ? max_qp_wr - 1 : 0;
+  return min(min(kMaxLoginCredits, queue), sq_size);
+}
+
 // A refusal: the SRP reason and a human cause for the log line.
 struct Rejection {
   u32 reason;

@@ -12,7 +12,7 @@
 // Depth costs device memory for the channel's lifetime: rxe allocates
 // every send queue entry up front (512 bytes each at 16 scatter/gather
 // entries, in a power-of-two number of entries counting one spare and the
-// drain request: 64 slots + 129 + 1 take 256 entries, 128 KiB). in-tree
+// drain request: 128 slots + 129 + 1 take 512 entries, 256 KiB). in-tree
 // ib_srpt takes srp_sq_size (4096) regardless, which is most of its memory
 // per channel; here srp_sq_size only caps the depth.
 #pragma once

@@ -202,7 +202,7 @@ TEST_F(ChannelTest, ACommandWithoutDataFromRequestToRelease) {
   EXPECT_FALSE(s.has_imm);
   EXPECT_EQ(fake::sessions()[0], s.sess);
   EXPECT_EQ(1u, Snap(o).busy_slots);
-  EXPECT_EQ(63u, Qp(o)->recvs.size()) << "the IU stays with the command";
+  EXPECT_EQ(kCredits - 1, Qp(o)->recvs.size()) << "the IU stays with the command";
 
   Answer(s.cmd, 0x00);
   ASSERT_EQ(1u, Posted(o).size());
@@ -219,7 +219,7 @@ TEST_F(ChannelTest, ACommandWithoutDataFromRequestToRelease) {
   const uint64_t repost = fake::find_last_call("srpt_k_post_recv", Qp(o), index);
   EXPECT_NE(0u, repost);
   EXPECT_LT(repost, rsp.seq) << fake::trace_dump();
-  EXPECT_EQ(64u, Qp(o)->recvs.size());
+  EXPECT_EQ(kCredits, Qp(o)->recvs.size());
 
   // The send completes: the target core's reference goes, the slot is free.
   fake::complete_send(Qp(o));
@@ -522,7 +522,7 @@ TEST_F(ChannelTest, CreditsAddUp) {
       EXPECT_EQ(credits, static_cast<int64_t>(Snap(o).req_lim));
     }
     while (!Posted(o).empty()) fake::complete_send(Qp(o));
-    EXPECT_EQ(64, credits) << "every credit came back";
+    EXPECT_EQ(kCredits, credits) << "every credit came back";
   }
   EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "unknown opcode 0x7f"));
 }
@@ -531,8 +531,8 @@ TEST_F(ChannelTest, InitiatorResponsesTakeNoCredit) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
   Receive(o, SimpleIu(srp::kCredRsp, 1));
   Receive(o, SimpleIu(srp::kAerRsp, 2));
-  EXPECT_EQ(64u, Snap(o).req_lim);
-  EXPECT_EQ(64u, Qp(o)->recvs.size()) << "both reposted";
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Qp(o)->recvs.size()) << "both reposted";
   Receive(o, EncodeSrpCmd(SrpCmd{}));
   Answer(LastSubmitted(), 0);
   EXPECT_EQ(1u, LastRsp(o).req_lim_delta) << "nothing owed";
@@ -841,7 +841,7 @@ TEST_F(ChannelTest, ShowChannelsOfAClosingChannel) {
   fake::cm_event(o.id, SRPT_CM_EV_DISCONNECT);
   srpt_k_seq seq;
   srpt_core_show_channels(&seq);
-  EXPECT_NE(std::string::npos, seq.text.find(" closing mlx5_0/1 64 64 1 0 63 "))
+  EXPECT_NE(std::string::npos, seq.text.find(" closing mlx5_0/1 128 128 1 0 127 "))
       << seq.text;
   RunWorks();
   srpt_k_seq after;
@@ -995,15 +995,15 @@ TEST_F(ChannelTest, AnRtuAfterTheCloseDoesNotMakeTheChannelLive) {
 TEST_F(ChannelTest, AnAbortedCommandGivesItsIuAndCreditBack) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
   Receive(o, EncodeSrpCmd(SrpCmd{}));
-  EXPECT_EQ(63u, Qp(o)->recvs.size());
+  EXPECT_EQ(kCredits - 1, Qp(o)->recvs.size());
   fake::target_core_aborts(LastSubmitted());
-  EXPECT_EQ(64u, Qp(o)->recvs.size()) << "reposted at release";
+  EXPECT_EQ(kCredits, Qp(o)->recvs.size()) << "reposted at release";
   EXPECT_EQ(0u, Snap(o).busy_slots);
-  EXPECT_EQ(63u, Snap(o).req_lim) << "its credit is owed";
+  EXPECT_EQ(kCredits - 1, Snap(o).req_lim) << "its credit is owed";
   Receive(o, EncodeSrpCmd(SrpCmd{}));
   Answer(LastSubmitted(), 0);
   EXPECT_EQ(2u, LastRsp(o).req_lim_delta) << "and comes back with the next response";
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
   fake::complete_send(Qp(o));
 }
 
@@ -1013,7 +1013,7 @@ TEST_F(ChannelTest, DataInRetriesWhenTheSendQueueIsFull) {
   fake::fail_call(fake::Call::CmdRdmaPrepare, -SRPT_ENOMEM);
   EXPECT_EQ(-SRPT_ENOMEM, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));
   EXPECT_TRUE(Posted(o).empty());
-  EXPECT_EQ(63u, Qp(o)->recvs.size()) << "no response, no repost";
+  EXPECT_EQ(kCredits - 1, Qp(o)->recvs.size()) << "no response, no repost";
   EXPECT_EQ(0, srpt_core_cmd_queue_data_in(fake::cmd_ctx(cmd)));  // the retry
   ASSERT_EQ(1u, Posted(o).size());
   EXPECT_EQ(1u, LastRsp(o).req_lim_delta);
@@ -1166,7 +1166,7 @@ TEST_F(ChannelTest, AnAbsurdDataLengthIsAnsweredCheckConditionByTheChannel) {
   EXPECT_EQ(1u, v.req_lim_delta);
   fake::complete_send(Qp(o));
   EXPECT_EQ(0u, Snap(o).busy_slots);
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
 }
 
 // Issue 13, defect 6: a command that arrives while the target core stops the
@@ -1188,7 +1188,7 @@ TEST_F(ChannelTest, ACommandForAStoppingSessionIsAnsweredBusyByTheChannel) {
   EXPECT_EQ(0u, Snap(o).busy_slots);
   EXPECT_EQ(0u, fake::count_calls("srpt_k_cmd_free"))
       << "the target core holds no reference to drop";
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
 }
 
 // Issue 13, defect 2: the release work runs (on another kernel thread) at the
@@ -1286,7 +1286,7 @@ TEST_F(ExternalTableTest, TheTableIsFetchedThenTheCommandSubmitted) {
   fake::complete_send(Qp(o));
   EXPECT_EQ(1, cmd->releases);
   EXPECT_EQ(0u, Snap(o).busy_slots);
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
 
   // A data-in command on the same slot reads a fresh table.
   cmd = FetchedDataIn(o, 1400);
@@ -1318,7 +1318,7 @@ TEST_F(ExternalTableTest, ATableNotCoveringTheDataLengthIsRefused) {
   EXPECT_EQ(0x03, v.sense[13]);
   fake::complete_send(Qp(o));
   EXPECT_EQ(0u, Snap(o).busy_slots);
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
   EXPECT_EQ(Channel::State::Live, Snap(o).state);
 }
 
@@ -1340,7 +1340,7 @@ TEST_F(ExternalTableTest, MalformedTablesAreRefusedBeforeAnyFetch) {
   EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "too many data segments"));
   EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "not a multiple of 16"));
   EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "empty indirect descriptor table"));
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
 }
 
 TEST_F(ExternalTableTest, AFailedFetchClosesTheChannelAndFreesTheSlot) {
@@ -1456,7 +1456,7 @@ TEST_F(ExternalTableTest, NoMemoryForATableBufferIsAnsweredBusy) {
   EXPECT_EQ(rings, fake::live_rings());
   fake::complete_send(Qp(o));
   EXPECT_EQ(0u, Snap(o).busy_slots);
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
   EXPECT_EQ(Channel::State::Live, Snap(o).state);
 
   Receive(o, EncodeSrpCmd(ExternalCmd(SRPT_DIR_WRITE, 2, 512, 1024)));

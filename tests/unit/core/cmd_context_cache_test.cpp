@@ -50,13 +50,13 @@ TEST_F(CmdContextCacheTest, ALoginAfterALogoutRebindsTheReleasedChannelsContexts
   ServeOneCommand(first, 1);
   srpt_k_cmd* used = fake::submissions().back().cmd;
   Logout(first);
-  EXPECT_EQ(live + 64, fake::live_cmds()) << "the contexts stay, cached";
+  EXPECT_EQ(live + kCredits, fake::live_cmds()) << "the contexts stay, cached";
   EXPECT_EQ(1u, Cached());
 
   const size_t creates = CmdCreates();
   const Outcome second = LiveChannel(SRPT_CM_IB);
   EXPECT_EQ(creates, CmdCreates()) << "no context made";
-  EXPECT_EQ(live + 64, fake::live_cmds());
+  EXPECT_EQ(live + kCredits, fake::live_cmds());
   EXPECT_EQ(0u, Cached());
   EXPECT_EQ(1u, Objects("cmd_sets_reused"));
   EXPECT_EQ(1, used->binds);
@@ -73,7 +73,7 @@ TEST_F(CmdContextCacheTest, ASetOfAnotherSlotCountIsNotTaken) {
   const size_t creates = CmdCreates();
   ExpectAccepted(Login(GoodReq(SRPT_CM_IB)));
   EXPECT_EQ(creates + 16, CmdCreates()) << "16 slots: a set of its own";
-  EXPECT_EQ(1u, Cached()) << "the set of 64 waits for a login of its size";
+  EXPECT_EQ(1u, Cached()) << "the set of 128 waits for a login of its size";
 }
 
 TEST_F(CmdContextCacheTest, AHalfMadeSetOfAFailedLoginIsFreed) {
@@ -81,12 +81,12 @@ TEST_F(CmdContextCacheTest, AHalfMadeSetOfAFailedLoginIsFreed) {
   fake::fail_call(fake::Call::CmdCreate, -SRPT_ENOMEM, 10);
   const Outcome refused = Login(GoodReq(SRPT_CM_RDMA));
   ExpectRejected(refused, srpt::srp::kRejInsufficientResources);
-  EXPECT_EQ(0u, Cached()) << "10 of 64 contexts: not a set to reuse";
+  EXPECT_EQ(0u, Cached()) << "10 of 128 contexts: not a set to reuse";
   EXPECT_EQ(live, fake::live_cmds());
   // The next login makes a whole set of its own.
   const size_t creates = CmdCreates();
   ExpectAccepted(Login(GoodReq(SRPT_CM_RDMA)));
-  EXPECT_EQ(creates + 64, CmdCreates());
+  EXPECT_EQ(creates + kCredits, CmdCreates());
 }
 
 TEST_F(CmdContextCacheTest, AFailedLoginGivesAWholeSetBack) {
@@ -144,7 +144,7 @@ TEST_F(BoundedCmdContextCacheTest, AFullCacheFreesWhatIsGivenBack) {
   }
   for (const Outcome& o : channels) Logout(o);
   EXPECT_EQ(2u, Cached());
-  EXPECT_EQ(live + 2 * 64, fake::live_cmds()) << "the third set was freed";
+  EXPECT_EQ(live + 2 * kCredits, fake::live_cmds()) << "the third set was freed";
 }
 
 class NoCmdContextCacheTest : public CmdContextCacheTest {
@@ -159,7 +159,7 @@ TEST_F(NoCmdContextCacheTest, ZeroKeepsNoSet) {
   EXPECT_EQ(live, fake::live_cmds());
   const size_t creates = CmdCreates();
   ExpectAccepted(Login(GoodReq(SRPT_CM_RDMA)));
-  EXPECT_EQ(creates + 64, CmdCreates());
+  EXPECT_EQ(creates + kCredits, CmdCreates());
 }
 
 TEST_F(NoCmdContextCacheTest, TheSetGoesBackOnlyAfterItsQpIsDestroyed) {

@@ -122,7 +122,23 @@ TEST_F(DmPortTest, ASmallDeviceReportsItsQueueDepth) {
   ASSERT_EQ(0, AddDevice(dev));
   dm::Mad rsp{};
   ASSERT_TRUE(fake::dm_query(dev.kdev(), 2, Get(dm::kAttrIocProfile, 2), &rsp));
-  EXPECT_EQ(64, Profile(rsp).send_queue_depth.get());
+  EXPECT_EQ(63, Profile(rsp).send_queue_depth.get())
+      << "the credits a login gets: its receive queue holds a drain request too";
+}
+
+TEST_F(DmPortTest, TheProfileReportsTheCreditsOfALogin) {
+  FakeDevice dev = TwoPortDevice();
+  ASSERT_EQ(0, AddDevice(dev));
+  dm::Mad rsp{};
+  ASSERT_TRUE(fake::dm_query(dev.kdev(), 1, Get(dm::kAttrIocProfile, 1), &rsp));
+  EXPECT_EQ(128, Profile(rsp).send_queue_depth.get()) << "in-tree's min(128, max_qp_wr)";
+  srpt_core_tport* t = nullptr;
+  srpt_core_tpg* tpg = nullptr;
+  ASSERT_EQ(0, MakeTport(kPort1Guid, &t));
+  ASSERT_EQ(0, MakeTpg(t, "tpgt_1", &tpg));
+  ASSERT_EQ(0, srpt_core_tpg_attr_store(tpg, SRPT_ATTR_SQ_SIZE, "16", 2));
+  ASSERT_TRUE(fake::dm_query(dev.kdev(), 1, Get(dm::kAttrIocProfile, 1), &rsp));
+  EXPECT_EQ(16, Profile(rsp).send_queue_depth.get()) << "a login is granted srp_sq_size";
 }
 
 TEST_F(DmPortTest, ServiceEntriesNameTheServiceGuidParameter) {

@@ -111,7 +111,7 @@ TEST_F(LoginResourceTest, EveryAllocationOfASmallChannelFailsInTurn) {
 
 TEST_F(LoginResourceTest, EveryAllocationOfAFullChannelFailsInTurn) {
   const size_t points = WalkAllocations(SRPT_CM_IB);
-  EXPECT_EQ(6u + 64 + 2 + 1 + 2 + 64 + 3, points);
+  EXPECT_EQ(6u + kCredits + 2 + 1 + 2 + kCredits + 3, points);
 }
 
 TEST_F(LoginResourceTest, EachKernelResourceFailingIs00010001) {

@@ -57,7 +57,7 @@ TEST_F(LoginResponseTest, ResponseFields) {
     EXPECT_EQ(0xfedcba9876543210ull, v.tag);
     EXPECT_EQ(1000u, v.max_it_iu_len) << "the requested length, never more";
     EXPECT_EQ(256u, v.max_ti_iu_len) << "srp_max_rsp_size";
-    EXPECT_EQ(64u, v.req_lim_delta);
+    EXPECT_EQ(128u, v.req_lim_delta) << "in-tree's min(128, max_qp_wr)";
     EXPECT_EQ(0x0006, v.buf_fmt);
     // Reserved bytes of the response are zero.
     const Bytes& b = o.id->accepts[0];
@@ -72,16 +72,35 @@ TEST_F(LoginResponseTest, TheGrantSizesTheChannel) {
   ExpectAccepted(o);
   srpt_k_qp* qp = Qp(o);
   ASSERT_NE(nullptr, qp);
-  EXPECT_EQ(64u, qp->params.recv_depth);
-  EXPECT_EQ(64u + kMaxContextWrs, qp->params.send_depth)
+  EXPECT_EQ(128u, qp->params.recv_depth);
+  EXPECT_EQ(128u + kMaxContextWrs, qp->params.send_depth)
       << "a response per slot and one longest RDMA context, below srp_sq_size";
   EXPECT_EQ(0xffff, qp->params.pkey);
   EXPECT_EQ(o.id->context, qp->params.ctx) << "completions reach the channel";
-  ASSERT_EQ(64u, qp->recvs.size()) << "every receive IU posted before the accept";
+  ASSERT_EQ(128u, qp->recvs.size()) << "every receive IU posted before the accept";
   EXPECT_EQ(512u, qp->recvs[0].ring->size);
   EXPECT_LT(fake::find_last_call("srpt_k_post_recv"),
             fake::find_call("srpt_k_cm_accept"));
-  EXPECT_EQ(64u, fake::live_cmds());
+  EXPECT_EQ(128u, fake::live_cmds());
+}
+
+// A device whose queues are shorter than in-tree's 128 credits: the login
+// grants what its receive queue holds beside the drain request, and the
+// channel is made (a grant of max_qp_wr would make a QP the device refuses).
+class SmallQueueDeviceLoginTest : public LoginResponseTest {
+ protected:
+  void TuneDevice(FakeDevice& dev) override { dev.SetMaxQpWr(100); }
+};
+
+TEST_F(SmallQueueDeviceLoginTest, CreditsAreWhatTheDevicesQueueHolds) {
+  for (srpt_cm_kind kind : {SRPT_CM_IB, SRPT_CM_RDMA}) {
+    SCOPED_TRACE(kind == SRPT_CM_IB ? "IB/CM" : "RDMA/CM");
+    const Outcome o = Login(GoodReq(kind));
+    ExpectAccepted(o);
+    EXPECT_EQ(99u, Rsp(o).req_lim_delta);
+    ASSERT_NE(nullptr, Qp(o));
+    EXPECT_EQ(99u, Qp(o)->recvs.size());
+  }
 }
 
 TEST_F(LoginResponseTest, AttributesApplyToLaterLogins) {
@@ -227,7 +246,7 @@ TEST_F(LoginResponseTest, AChannelLoggedInWhileTheChannelsFileIsReadIsNeverOlder
   srpt_core_show_channels(&after);
   EXPECT_NE(std::string::npos,
             after.text.find(std::string(kInitiatorId0x) + " " + kInitiatorGuidName +
-                            " ib_cm connecting mlx5_0/1 64 64 0 0 64 8260 256 no 0"))
+                            " ib_cm connecting mlx5_0/1 128 128 0 0 128 8260 256 no 0"))
       << after.text;
 }
 
@@ -247,10 +266,10 @@ TEST_F(LoginResponseTest, TheChannelsFileListsLiveChannels) {
       << seq.text;
   EXPECT_NE(std::string::npos,
             seq.text.find(std::string(kInitiatorId0x) + " " + kInitiatorGuidName +
-                          " ib_cm live mlx5_0/1 64 64 0 0 64 8260 256 no 31"))
+                          " ib_cm live mlx5_0/1 128 128 0 0 128 8260 256 no 31"))
       << seq.text;
   EXPECT_NE(std::string::npos,
             seq.text.find(std::string(kInitiatorId0x) + " " + kInitiatorAddr +
-                          " rdma_cm connecting mlx5_0/1 64 64 0 0 64 4096 256 yes 31"))
+                          " rdma_cm connecting mlx5_0/1 128 128 0 0 128 4096 256 yes 31"))
       << seq.text;
 }

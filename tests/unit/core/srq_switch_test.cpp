@@ -141,7 +141,7 @@ TEST_F(SrqSwitchTest, BothPortsSwitchOffAtOnce) {
   const Outcome b2 = LiveOn(SRPT_CM_RDMA, 2);
   EXPECT_EQ(nullptr, Qp(a2)->params.srq);
   EXPECT_EQ(nullptr, Qp(b2)->params.srq);
-  EXPECT_EQ(64u, Qp(a2)->recvs.size());
+  EXPECT_EQ(kCredits, Qp(a2)->recvs.size());
   ExpectNoViolation();
 }
 

@@ -40,6 +40,20 @@ class SrqTest : public LoginTest {
 
 constexpr size_t kSrqSize = 4095;  // srpt_srq_size's default
 
+// As in-tree: a login on the SRQ is granted the credits of one with its
+// own ring, min(128, max_qp_wr); the SRQ's buffers are shared, not split.
+TEST_F(SrqTest, ALoginOnTheSrqGetsTheSameCredits) {
+  ASSERT_EQ(0, SetUseSrq("1"));
+  for (srpt_cm_kind kind : {SRPT_CM_IB, SRPT_CM_RDMA}) {
+    LoginReq r = GoodReq(kind);
+    r.flags = srp::kMultiChanMulti;
+    const Outcome o = Login(r);
+    ExpectAccepted(o);
+    EXPECT_EQ(128u, Rsp(o).req_lim_delta);
+    EXPECT_EQ(128u, Snap(o).req_lim);
+  }
+}
+
 TEST_F(SrqTest, TheAttributeMakesAndDropsTheDevicesSrq) {
   EXPECT_EQ(0u, UseSrq());
   EXPECT_EQ(0u, fake::live_srqs());
@@ -71,7 +85,7 @@ TEST_F(SrqTest, AChannelOnTheSrqRepostsItsIusToTheSrq) {
       << "the CQ holds a completion for every SRQ buffer the initiator could take";
   EXPECT_TRUE(Qp(o)->recvs.empty());
   EXPECT_EQ(0u, fake::call_count(fake::Call::PostRecv)) << "no own receive queue";
-  EXPECT_EQ(64u, Rsp(o).req_lim_delta);
+  EXPECT_EQ(kCredits, Rsp(o).req_lim_delta);
   EXPECT_NE(std::string::npos, Channels().find(" srq\n")) << Channels();
 
   const uint32_t index = Receive(o, EncodeSrpCmd(SrpCmd{}));
@@ -82,7 +96,7 @@ TEST_F(SrqTest, AChannelOnTheSrqRepostsItsIusToTheSrq) {
   EXPECT_EQ(kSrqSize, SrqPosted());
   fake::complete_send(Qp(o));
   EXPECT_EQ(0u, Snap(o).busy_slots);
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
 }
 
 TEST_F(SrqTest, ImmediateDataOnlyAtTheSrqsAlignedOffset) {
@@ -313,33 +327,32 @@ TEST_F(SrqTest, IusBeyondTheCreditsCloseTheChannel) {
   ASSERT_EQ(0, SetUseSrq("1"));
   const Outcome o = Login(GoodReq(SRPT_CM_IB));
   ExpectAccepted(o);
-  // Before the RTU nothing is dispatched: the 64 credits fill the pending
-  // table, and an SRQ delivers the 65th too.
-  for (int i = 0; i < 64; i++) Receive(o, EncodeSrpCmd(SrpCmd{}));
-  EXPECT_EQ(64u, Snap(o).waiting);
+  // Before the RTU nothing is dispatched: the credits fill the pending
+  // table, and an SRQ delivers one more too.
+  for (uint32_t i = 0; i < kCredits; i++) Receive(o, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_EQ(kCredits, Snap(o).waiting);
   EXPECT_EQ(Channel::State::Connecting, Snap(o).state);
   Receive(o, EncodeSrpCmd(SrpCmd{}));
   EXPECT_EQ(Channel::State::Closing, Snap(o).state);
-  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "request IU beyond its 64 credits"));
-  EXPECT_EQ(kSrqSize - 64, SrqPosted()) << "the excess IU went back at once";
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "request IU beyond its 128 credits"));
+  EXPECT_EQ(kSrqSize - kCredits, SrqPosted()) << "the excess IU went back at once";
   RunWorks();
   ExpectReleasedByChannel(o);
   EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "more request IUs than credits"));
   EXPECT_EQ(kSrqSize, SrqPosted());
 }
 
-// Issue 13, defect 5: a live channel holds at most its credits in SRQ
-// buffers, whether they wait for a slot or are held by its commands.
+// A live channel holds at most its credits in SRQ buffers, whether they wait for a slot or are held by its commands.
 TEST_F(SrqTest, IusBeyondTheCreditsCloseALiveChannelWhoseCommandsHoldThem) {
   ASSERT_EQ(0, SetUseSrq("1"));
   const Outcome o = LiveChannel(SRPT_CM_IB);
-  for (int i = 0; i < 64; i++) Receive(o, EncodeSrpCmd(SrpCmd{}));
-  EXPECT_EQ(64u, fake::submissions().size());
-  EXPECT_EQ(kSrqSize - 64, SrqPosted());
+  for (uint32_t i = 0; i < kCredits; i++) Receive(o, EncodeSrpCmd(SrpCmd{}));
+  EXPECT_EQ(kCredits, fake::submissions().size());
+  EXPECT_EQ(kSrqSize - kCredits, SrqPosted());
   Receive(o, EncodeSrpCmd(SrpCmd{}));
   EXPECT_EQ(Channel::State::Closing, Snap(o).state);
-  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "request IU beyond its 64 credits"));
-  EXPECT_EQ(kSrqSize - 64, SrqPosted()) << "the excess IU went back at once";
+  EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "request IU beyond its 128 credits"));
+  EXPECT_EQ(kSrqSize - kCredits, SrqPosted()) << "the excess IU went back at once";
   RunWorks();
   ExpectReleasedByChannel(o);
   EXPECT_EQ(kSrqSize, SrqPosted());
@@ -361,7 +374,7 @@ TEST_F(SrqTest, SwitchingLogsOutThePortsChannelsAndTheyComeBackOnTheNewQueue) {
   EXPECT_EQ(0u, fake::live_srqs()) << "destroyed once its last channel was gone";
   const Outcome back = LiveChannel(SRPT_CM_IB);
   EXPECT_EQ(nullptr, Qp(back)->params.srq);
-  EXPECT_EQ(64u, Qp(back)->recvs.size());
+  EXPECT_EQ(kCredits, Qp(back)->recvs.size());
 }
 
 TEST_F(SrqTest, AFailedSrqCreationChangesNothing) {

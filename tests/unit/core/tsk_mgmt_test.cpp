@@ -151,11 +151,11 @@ TEST_F(TskMgmtTest, EveryFunctionGoesToTheTargetCore) {
     EXPECT_EQ(__builtin_bswap64(0x100 + i), s.tag);
     EXPECT_EQ(0x01000f0e0d0c0b0aull, s.ref_tag);
     EXPECT_TRUE(Posted(o).empty()) << "nothing is answered before the target core";
-    EXPECT_EQ(63u, Qp(o)->recvs.size()) << "the IU is held until the answer";
+    EXPECT_EQ(kCredits - 1, Qp(o)->recvs.size()) << "the IU is held until the answer";
     fake::answer_tmf(s.cmd, SRPT_TMF_RESULT_COMPLETE);
     ExpectTmfRsp(LastRsp(o), 0x100 + i, 0x00);
     EXPECT_EQ(1u, LastRsp(o).req_lim_delta);
-    EXPECT_EQ(64u, Qp(o)->recvs.size());
+    EXPECT_EQ(kCredits, Qp(o)->recvs.size());
     EXPECT_EQ(1u, Snap(o).busy_slots) << "busy until the send completes";
     fake::complete_send(Qp(o));
     EXPECT_EQ(0u, Snap(o).busy_slots);
@@ -163,7 +163,7 @@ TEST_F(TskMgmtTest, EveryFunctionGoesToTheTargetCore) {
     EXPECT_EQ(1, s.cmd->releases);
     s.cmd->frees = s.cmd->releases = 0;
   }
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
   EXPECT_TRUE(fake::submissions().empty()) << "no SCSI command was made of them";
   EXPECT_TRUE(fake::logged(SRPT_LOG_INFO, "LOGICAL UNIT RESET lun 3")) << fake::log_dump();
 }
@@ -187,7 +187,7 @@ TEST_F(TskMgmtTest, TargetCoreAnswersMapToSrpCodes) {
     tag++;
   }
   EXPECT_EQ(0u, Snap(o).busy_slots);
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
 }
 
 TEST_F(TskMgmtTest, UnknownFunctionIsNotSupportedWithoutTheTargetCore) {
@@ -200,7 +200,7 @@ TEST_F(TskMgmtTest, UnknownFunctionIsNotSupportedWithoutTheTargetCore) {
       << fake::log_dump();
   fake::complete_send(Qp(o));
   EXPECT_EQ(0u, Snap(o).busy_slots);
-  EXPECT_EQ(64u, Qp(o)->recvs.size());
+  EXPECT_EQ(kCredits, Qp(o)->recvs.size());
 }
 
 TEST_F(TskMgmtTest, TruncatedRequestIsFieldsInvalid) {
@@ -224,7 +224,7 @@ TEST_F(TskMgmtTest, ASubmissionTheTargetCoreRefusesIsAnsweredFailed) {
     fake::complete_send(Qp(o));
     EXPECT_EQ(0u, Snap(o).busy_slots) << "the slot is free again, without a release_cmd";
   }
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
   EXPECT_TRUE(fake::logged(SRPT_LOG_WARNING, "not submitted")) << fake::log_dump();
 }
 
@@ -241,7 +241,7 @@ TEST_F(TskMgmtTest, AbortTaskBeforeTheCommandCompletes) {
   ASSERT_EQ(1u, fake::tmf_submissions().size());
   EXPECT_EQ(fake::submissions().back().tag, fake::tmf_submissions().back().ref_tag)
       << "ABORT TASK names the command by the tag it was submitted with";
-  EXPECT_EQ(62u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits - 2, Snap(o).req_lim);
   fake::target_core_aborts(cmd);
   EXPECT_EQ(0, cmd->frees) << "the target core dropped our reference itself";
   EXPECT_EQ(1, cmd->releases);
@@ -249,10 +249,10 @@ TEST_F(TskMgmtTest, AbortTaskBeforeTheCommandCompletes) {
   ASSERT_EQ(1u, Sent(o).size()) << "only the TMF is answered";
   ExpectTmfRsp(LastRsp(o), 0x99, 0x00);
   EXPECT_EQ(2u, LastRsp(o).req_lim_delta) << "its own credit and the aborted command's";
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
   fake::complete_send(Qp(o));
   EXPECT_EQ(0u, Snap(o).busy_slots);
-  EXPECT_EQ(64u, Qp(o)->recvs.size());
+  EXPECT_EQ(kCredits, Qp(o)->recvs.size());
   EXPECT_EQ(1, cmd->releases) << "released exactly once";
 }
 
@@ -277,7 +277,7 @@ TEST_F(TskMgmtTest, AbortTaskAfterTheCommandCompleted) {
   EXPECT_EQ(1, cmd->frees);
   EXPECT_EQ(1, cmd->releases);
   EXPECT_EQ(0u, Snap(o).busy_slots);
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
 }
 
 // LOGICAL UNIT RESET aborts several commands, one of them waiting for its
@@ -324,8 +324,8 @@ TEST_F(TskMgmtTest, LunResetWithCommandsInEveryState) {
     responses += p.kind != fake::PostedSend::Kind::RdmaRead;
   EXPECT_EQ(2u, responses) << "cmds[0]'s response and the TMF's";
   EXPECT_EQ(0u, Snap(o).busy_slots);
-  EXPECT_EQ(64u, Snap(o).req_lim);
-  EXPECT_EQ(64u, Qp(o)->recvs.size());
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Qp(o)->recvs.size());
 }
 
 // The TMF itself aborted (a LUN reset from another session): no answer, its
@@ -335,7 +335,7 @@ TEST_F(TskMgmtTest, AnAbortedTaskManagementRequest) {
   Receive(o, TskMgmtIu(0xbb, srpt::kSrpTskAbortTask, 1));
   fake::target_core_aborts(LastTmf());
   EXPECT_TRUE(Sent(o).empty());
-  EXPECT_EQ(64u, Qp(o)->recvs.size());
+  EXPECT_EQ(kCredits, Qp(o)->recvs.size());
   EXPECT_EQ(0u, Snap(o).busy_slots);
   Receive(o, TskMgmtIu(0xbc, srpt::kSrpTskLunReset));
   fake::answer_tmf(LastTmf(), SRPT_TMF_RESULT_COMPLETE);
@@ -369,13 +369,13 @@ TEST_F(TskMgmtTest, InitiatorResponsesBetweenCommandsAreIgnored) {
   Receive(o, EncodeSrpCmd(SrpCmd{}));
   Receive(o, SimpleIu(srp::kCredRsp, 1, 16));
   Receive(o, SimpleIu(srp::kAerRsp, 2, 24));
-  EXPECT_EQ(63u, Snap(o).req_lim) << "only the command took a credit";
-  EXPECT_EQ(63u, Qp(o)->recvs.size()) << "both reposted at once";
+  EXPECT_EQ(kCredits - 1, Snap(o).req_lim) << "only the command took a credit";
+  EXPECT_EQ(kCredits - 1, Qp(o)->recvs.size()) << "both reposted at once";
   EXPECT_TRUE(Sent(o).empty()) << "nothing answers them";
   Answer(fake::submissions().back().cmd, 0);
   EXPECT_EQ(1u, LastRsp(o).req_lim_delta);
   fake::complete_send(Qp(o));
-  EXPECT_EQ(64u, Snap(o).req_lim);
+  EXPECT_EQ(kCredits, Snap(o).req_lim);
 }
 
 }  // namespace

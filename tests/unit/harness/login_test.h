@@ -21,6 +21,7 @@
 #include <vector>
 
 #include <srpt/abi/cm.h>
+#include <srpt/core/login_policy.h>
 #include <srpt/core/srp_wire.h>
 
 #include "target_test.h"
@@ -32,6 +33,10 @@ inline constexpr const char* kInitiatorGuidName = "0002:c903:000e:8acd";
 inline constexpr const char* kInitiatorId0x = "0x00000000000000000002c903000e8acd";
 inline constexpr const char* kInitiatorIdHex = "00000000000000000002c903000e8acd";
 inline constexpr const char* kInitiatorAddr = "192.0.2.2";
+
+// The credits (request IUs, command slots) of a login on the default
+// attributes of the fake's device.
+inline constexpr uint32_t kCredits = srpt::kMaxLoginCredits;
 
 using Bytes = std::vector<uint8_t>;
 using Id16 = std::array<uint8_t, 16>;

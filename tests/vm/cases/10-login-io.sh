@@ -18,7 +18,7 @@ log "disk: $dev"
 if [ -n "$ours" ]; then
 	expect_dmesg_since "10 login" "ib_srpt: login from $VETH0_IP .* as $VETH0_IP: it_iu_len 8260" "login logged"
 	srp_channels | tee /tmp/channels
-	grep -q " $VETH0_IP rdma_cm live $RXE/1 64 64 " /tmp/channels ||
+	grep -q " $VETH0_IP rdma_cm live $RXE/1 128 128 " /tmp/channels ||
 		fail "no live rdma_cm channel in the channel file"
 fi
 

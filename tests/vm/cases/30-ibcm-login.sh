@@ -47,11 +47,11 @@ wait $pid || fail "valid login did not succeed (status $?): $(cat "$SRPT_VM_OUT/
 out=$(cat "$SRPT_VM_OUT/30-valid.out")
 log "$out"
 assert_eq "$(ti_field "$out" result)" established "valid login"
-# SRP_LOGIN_RSP: opcode c0, req_lim_delta 64, tag echoed, max_it_iu_len =
+# SRP_LOGIN_RSP: opcode c0, req_lim_delta 128, tag echoed, max_it_iu_len =
 # the 8260 asked, max_ti_iu_len 256 (srp_max_rsp_size), buf_fmt direct |
 # indirect, rsp_flags NO_CHAN (first channel of the nexus).
 assert_eq "$(priv_bytes "$out" 0 1)" c0 "SRP_LOGIN_RSP opcode"
-assert_eq "$(priv_bytes "$out" 4 4)" 00000040 "req_lim_delta"
+assert_eq "$(priv_bytes "$out" 4 4)" 00000080 "req_lim_delta"
 assert_eq "$(priv_bytes "$out" 8 8)" 7465737400000000 "tag"
 assert_eq "$(priv_bytes "$out" 16 4)" 00002044 "max_it_iu_len"
 assert_eq "$(priv_bytes "$out" 20 4)" 00000100 "max_ti_iu_len"

@@ -45,7 +45,7 @@ io_fio rand4k --filename="$dev" --direct=1 --rw=randwrite --bs=4k --iodepth=32 \
 io_fio seq1m --filename="$dev" --direct=1 --rw=write --bs=1M --iodepth=32 \
 	--numjobs=2 --size=$((16 * IO_SCALE))M --offset_increment=$((16 * IO_SCALE))M
 srp_channels | tee /tmp/channels
-[ "$(grep -c " live $RXE/1 64 64 0 0 64 .* srq\$" /tmp/channels)" -eq 2 ] ||
+[ "$(grep -c " live $RXE/1 128 128 0 0 128 .* srq\$" /tmp/channels)" -eq 2 ] ||
 	fail "credits or slots not all back when idle on the SRQ"
 
 # The same value again: nothing happens (no channel closes).
@@ -78,7 +78,7 @@ io_fio seq1m-again --filename="$dev" --direct=1 --rw=write --bs=1M --iodepth=32 
 dmesg_since "41 on" | grep -E "SRP_CMD refused|work request failed|beyond its|not reposted" &&
 	fail "refusals or queue errors"
 srp_channels | tee /tmp/channels
-[ "$(grep -c " live $RXE/1 64 64 0 0 64 .* srq\$" /tmp/channels)" -eq 2 ] ||
+[ "$(grep -c " live $RXE/1 128 128 0 0 128 .* srq\$" /tmp/channels)" -eq 2 ] ||
 	fail "credits or slots not all back when idle on the SRQ"
 
 srp_cleanup

@@ -26,7 +26,7 @@ dmesg_since "45 login" | grep -E "SRP_CMD refused|work request failed" && fail "
 srp_channels | tee /tmp/channels
 n=$(grep -c . /tmp/channels)
 [ "$n" -ge 1 ] || fail "no channel listed"
-[ "$(grep -c " live $RXE/1 64 64 0 0 64 " /tmp/channels)" = "$n" ] ||
+[ "$(grep -c " live $RXE/1 128 128 0 0 128 " /tmp/channels)" = "$n" ] ||
 	fail "credits or slots not all back when idle on every one of the $n channels"
 
 srp_cleanup

@@ -50,9 +50,8 @@ kmsg_mark "49 beyond"
 # out, but the target itself sees the RTU (CM path) and the receive
 # completions (CQ path) in whatever order its workers run them: when the
 # RTU comes first, the channel is live and answers the IUs it has seen
-# until the one beyond the credits arrives while it still holds all 64
-# (6.1, 2026-12-05: 17 answers). So the number of answers is the guest's
-# timing; what is not is that the IU beyond the credits is never taken:
+# until the one beyond the credits arrives while it still holds all the
+# others. So the number of answers is the guest's timing; what is not is that the IU beyond the credits is never taken:
 # the channel closes, and no more than its credits are answered.
 burst "one more than the credits" $((credits + 1))
 [ "$ANSWERS" -le "$credits" ] || fail "answers to a burst of $((credits + 1)): $ANSWERS, more than the $credits credits"

@@ -3,8 +3,9 @@
 # cmd_sg_entries=255 registers no memory and sends one descriptor per
 # physically contiguous run of pages (under its global rkey), up to 255 per
 # command, and each descriptor costs the target at least one RDMA work
-# request: a command of 255 descriptors needs more than the send queue of
-# a default login holds (64 slots plus one long segment, 193). The target
+# request: a command of 255 descriptors needs more than the send queue
+# holds with srp_sq_size 192 (a default login's, 128 slots plus one long
+# segment, fits one of mostly short descriptors in one chain). The target
 # posts such a transfer in parts of whole descriptors, each after the last
 # completed. 4 MiB and 8 MiB blocks (split by the initiator into commands
 # of up to 255 segments), direct and buffered, verified, and fio at 1 MiB;
@@ -16,6 +17,7 @@
 srpt_load
 io_nullb 16384
 srp_target "$(port_guid_name)" "$VETH0_IP"
+run sh -c "echo 192 > $SRPT_CFS/$(port_guid_name)/tpgt_1/attrib/srp_sq_size"
 io_initiator never_register=1 cmd_sg_entries=255
 kmsg_mark "58 login"
 dev=$(io_disk max_sect=16384) || exit 1

@@ -2,11 +2,11 @@
 # case-timeout: 900
 # 59 Channels that close while RDMA goes in parts. ib_srp with
 # never_register=1 cmd_sg_entries=255 (as case 58) sends 1 MiB commands of
-# up to 255 segments; each needs more work requests than a default login's
-# send queue holds (193), so the target posts it in parts and the other
-# commands wait for room. Under verified fio (1 MiB, random reads and
-# writes, QD 32, two channels) the channels are closed, in rounds, each
-# way a channel closes while transfers are in parts:
+# up to 255 segments; each needs more work requests than the send queue
+# holds with srp_sq_size 192 (as case 58), so the target posts it in parts
+# and the other commands wait for room. Under verified fio (1 MiB, random
+# reads and writes, QD 32, two channels) the channels are closed, in
+# rounds, each way a channel closes while transfers are in parts:
 #   rport  ib_srp deletes its remote port (DREQ from the initiator): fio
 #          ends on an I/O error; the next round logs in again;
 #   tpg    the TPG is disabled for 1 s: ib_srp reconnects, fio completes;
@@ -44,6 +44,7 @@ name=$(port_guid_name)
 t=$SRPT_CFS/$name/tpgt_1
 acl=$t/acls/$VETH0_IP
 srp_target "$name" "$VETH0_IP"
+run sh -c "echo 192 > $SRPT_CFS/$name/tpgt_1/attrib/srp_sq_size"
 fault_debugfs
 io_initiator never_register=1 cmd_sg_entries=255
 dio_baseline
