@@ -204,6 +204,11 @@ void srpt_core_show_channels(srpt_k_seq* seq) noexcept {
   if (g_target != nullptr) g_target->show_channels(seq);
 }
 
+void srpt_core_acl_info(srpt_core_tpg* tpg, const char* acl_name, srpt_k_seq* seq) noexcept {
+  if (g_target != nullptr && acl_name != nullptr)
+    g_target->show_acl_info(*from_abi(tpg), srpt::StringView::from_cstr(acl_name), seq);
+}
+
 void srpt_core_show_objects(srpt_k_seq* seq) noexcept {
   if (g_target != nullptr) g_target->show_objects(seq);
 }

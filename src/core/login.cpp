@@ -350,6 +350,7 @@ LoginStep<CommittedLogin> Target::commit(PendingChannel& ch, const LoginGrant& g
   c.ch = ch.registered();
   c.ch->add_ref();  // the registry's reference, dropped by the release work
   c.ch->set_login_time_ns(srpt_k_now_ns());
+  c.ch->set_login_serial(++logins_);
   channels_.push_back(*c.ch);
   for (Channel& other : channels_) {
     if (&other == c.ch.get() || !other.same_nexus(*c.ch)) continue;

@@ -63,13 +63,14 @@ void srpt_counters_exit_check(void)
 
 static int srpt_objects_show(struct seq_file *m, void *unused)
 {
+	struct srpt_k_seq seq = { .m = m };
 	int i;
 
 	for (i = 0; i < SRPT_CNT_COUNT; i++)
 		seq_printf(m, "%s %ld\n", srpt_count_names[i],
 			   atomic_long_read(&srpt_counts[i]));
 	/* Process context (a read of the file); the core takes its locks. */
-	srpt_core_show_objects((struct srpt_k_seq *)m);
+	srpt_core_show_objects(&seq);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_objects);

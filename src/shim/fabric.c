@@ -156,6 +156,21 @@ static struct configfs_attribute *srpt_da_attrs[] = {
 	NULL,
 };
 
+/* --- <target port>/version --------------------------------------------- */
+
+/* As in-tree's: the file exists and reads as an empty line. */
+static ssize_t srpt_wwn_version_show(struct config_item *item, char *page)
+{
+	return sysfs_emit(page, "\n");
+}
+
+CONFIGFS_ATTR_RO(srpt_wwn_, version);
+
+static struct configfs_attribute *srpt_wwn_attrs[] = {
+	&srpt_wwn_attr_version,
+	NULL,
+};
+
 /* --- <tpg>/attrib/ ------------------------------------------------------ */
 
 static ssize_t srpt_tpg_attr_show(struct config_item *item, char *page,
@@ -215,6 +230,45 @@ static int srpt_init_nodeacl(struct se_node_acl *se_nacl, const char *name)
 {
 	return srpt_core_acl_name_check(name);
 }
+
+/* The ACL's sessions, in the form rtslib parses (`targetcli sessions`). */
+static ssize_t srpt_acl_info_show(struct config_item *item, char *page)
+{
+	struct se_node_acl *nacl = acl_to_nacl(item);
+	struct srpt_k_seq seq = { .page = page };
+
+	/*
+	 * SAFETY: configfs removes acls/<name>/ before the TPG's directory,
+	 * whose removal calls srpt_drop_tpg(): the TPG's core object is alive.
+	 */
+	srpt_core_acl_info(srpt_shim_tpg(nacl->se_tpg)->core,
+			   nacl->initiatorname, &seq);
+	return seq.len;
+}
+
+CONFIGFS_ATTR_RO(srpt_acl_, info);
+
+static struct configfs_attribute *srpt_acl_base_attrs[] = {
+	&srpt_acl_attr_info,
+	NULL,
+};
+
+/*
+ * SRP has no authentication. `targetcli sessions detail` reads this for
+ * every session it lists (and fails without it).
+ */
+static ssize_t srpt_acl_auth_authenticate_target_show(struct config_item *item,
+						      char *page)
+{
+	return sysfs_emit(page, "0\n");
+}
+
+CONFIGFS_ATTR_RO(srpt_acl_auth_, authenticate_target);
+
+static struct configfs_attribute *srpt_acl_auth_attrs[] = {
+	&srpt_acl_auth_attr_authenticate_target,
+	NULL,
+};
 
 /* --- sessions ----------------------------------------------------------- */
 
@@ -332,8 +386,11 @@ static const struct target_core_fabric_ops srpt_template = {
 	.fabric_enable_tpg		= srpt_enable_tpg,
 	.fabric_drop_tpg		= srpt_drop_tpg,
 	.fabric_init_nodeacl		= srpt_init_nodeacl,
+	.tfc_wwn_attrs			= srpt_wwn_attrs,
 	.tfc_discovery_attrs		= srpt_da_attrs,
 	.tfc_tpg_attrib_attrs		= srpt_tpg_attrib_attrs,
+	.tfc_tpg_nacl_base_attrs	= srpt_acl_base_attrs,
+	.tfc_tpg_nacl_auth_attrs	= srpt_acl_auth_attrs,
 #ifdef SRPT_HAVE_FABRIC_SUBMIT_TYPE
 	/*
 	 * Where the target core can queue submissions to its own work queue
@@ -368,16 +425,29 @@ static struct dentry *srpt_debugfs_dir;
 void srpt_k_seq_printf(struct srpt_k_seq *seq, const char *fmt, ...)
 {
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	seq_vprintf((struct seq_file *)seq, fmt, ap);
+	if (seq->m) {
+		seq_vprintf(seq->m, fmt, ap);
+	} else if (!seq->full) {
+		n = vsnprintf(seq->page + seq->len, PAGE_SIZE - seq->len, fmt, ap);
+		if (n >= 0 && (size_t)n < PAGE_SIZE - seq->len) {
+			seq->len += n;
+		} else {
+			seq->page[seq->len] = '\0';
+			seq->full = true;
+		}
+	}
 	va_end(ap);
 }
 
 static int srpt_channels_show(struct seq_file *m, void *unused)
 {
 	/* Process context (a read of the file); the core takes its locks. */
-	srpt_core_show_channels((struct srpt_k_seq *)m);
+	struct srpt_k_seq seq = { .m = m };
+
+	srpt_core_show_channels(&seq);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(srpt_channels);

@@ -15,7 +15,22 @@
 #include "fault.h"
 
 struct kmem_cache;
+struct seq_file;
 struct workqueue_struct;
+
+/*
+ * What srpt_k_seq_printf() writes to: a debugfs file's seq_file (m), or a
+ * configfs attribute's page (PAGE_SIZE bytes at page, len of them used).
+ * Each call prints whole lines: on a page, a call whose text does not fit
+ * whole is dropped, and so is every call after it (full), so that a file
+ * cut at its size never ends inside a line.
+ */
+struct srpt_k_seq {
+	struct seq_file *m;
+	char *page;
+	size_t len;
+	bool full;
+};
 
 /*
  * kmalloc()/kfree() for the shim's objects of a channel: counted and subject

@@ -46,6 +46,29 @@ srp_target() {
 	run sh -c "echo $SRP_PORT > $SRPT_CFS/discovery_auth/rdma_cm_port"
 }
 
+# srp_targetcli_env: what targetcli-fb needs in the guest (a HOME for its
+# preferences, the system bus it connects to).
+srp_targetcli_env() {
+	export HOME=/root
+	mkdir -p /run/dbus "$HOME"
+	dbus-daemon --system --fork --nopidfile || fail "dbus-daemon"
+}
+
+# srp_targetcli_target: with targetcli-fb alone, as its users do: the
+# null_blk LUN as block backstore "nullb", the GID-named target port
+# ($TCLI_GID, "ib.<GID 0>"), the LUN, and an ACL named by the initiator
+# port id ($TCLI_IID, "ib.<id>"). rtslib modprobes ib_srpt if target/srpt
+# does not exist yet: load the module under test first.
+srp_targetcli_target() {
+	[ -b /dev/nullb0 ] || run modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 queue_mode=2
+	TCLI_GID=ib.$(port_gid0 | tr -d :)
+	TCLI_IID=ib.$(srp_initiator_id)
+	run targetcli /backstores/block create name=nullb dev=/dev/nullb0
+	run targetcli /srpt create "$TCLI_GID"
+	run targetcli "/srpt/$TCLI_GID/luns" create /backstores/block/nullb
+	run targetcli "/srpt/$TCLI_GID/acls" create "$TCLI_IID"
+}
+
 srp_initiator_load() { modprobe -a ib_srp sd_mod || fail "modprobe ib_srp sd_mod"; }
 
 # srp_login [EXTRA-OPTIONS]: add_target; returns add_target's status.

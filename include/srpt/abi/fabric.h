@@ -63,6 +63,12 @@ int srpt_core_acl_name_check(const char *name) SRPT_NOEXCEPT;
 struct srpt_k_seq;
 void srpt_core_show_channels(struct srpt_k_seq *seq) SRPT_NOEXCEPT;
 /*
+ * acls/<name>/info of a TPG: the sessions logged in under the ACL named
+ * `acl_name`, in the lines rtslib parses for `targetcli sessions`.
+ */
+void srpt_core_acl_info(struct srpt_core_tpg *tpg, const char *acl_name,
+			struct srpt_k_seq *seq) SRPT_NOEXCEPT;
+/*
  * The core's part of debugfs ib_srpt/objects: "name value" lines with the
  * live channels and the connection cm_ids channels adopted and destroyed.
  */

@@ -175,6 +175,10 @@ class Channel : public RefCounted<Channel> {
   // it never finds a channel younger than that time).
   void set_login_time_ns(u64 ns) { login_ns_ = ns; }
   u64 login_time_ns() const { return login_ns_; }
+  // Numbered by Target::commit in login order (under the same lock_): the
+  // channel's connection id in an ACL's info file.
+  void set_login_serial(u64 n) { login_serial_ = n; }
+  u64 login_serial() const { return login_serial_; }
   const LoginGrant& grant() const { return cfg_.grant; }
   u32 slots() const { return cfg_.slots; }
   // Made on an SRQ. From the fixed identity, not srq_: the release work
@@ -299,6 +303,7 @@ class Channel : public RefCounted<Channel> {
   srpt_k_completion* released_ = nullptr;
   ChannelIuLimits iu_limits_{};
   u64 login_ns_ = 0;
+  u64 login_serial_ = 0;
 
   // Immutable after create(): the send queue's depth.
   u32 sq_depth_ = 0;

@@ -97,6 +97,8 @@ class Target : Pinned {
   void unregister_channel(Channel& ch);
   // debugfs ib_srpt/channels.
   void show_channels(srpt_k_seq* seq);
+  // acls/<name>/info of `tpg` (acl_info.cpp).
+  void show_acl_info(Tpg& tpg, StringView acl_name, srpt_k_seq* seq);
   // debugfs ib_srpt/objects (the core's lines), and the counts behind them.
   void show_objects(srpt_k_seq* seq);
   ObjectCounters& counters() { return counters_; }
@@ -200,6 +202,7 @@ class Target : Pinned {
   bool rdma_cm_stopped_ SRPT_GUARDED_BY(rdma_cm_lock_) = false;
   List<Device, &Device::target_node> devices_ SRPT_GUARDED_BY(lock_);
   List<Channel, &Channel::target_node> channels_ SRPT_GUARDED_BY(lock_);
+  u64 logins_ SRPT_GUARDED_BY(lock_) = 0;  // channels ever registered
   Params params_;  // service_guid is written once, under lock_
   u16 rdma_cm_port_ SRPT_GUARDED_BY(lock_) = 0;
   srpt_k_listener* rdma_listener_ SRPT_GUARDED_BY(lock_) = nullptr;

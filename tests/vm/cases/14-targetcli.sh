@@ -7,21 +7,13 @@
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
 
-export HOME=/root
-mkdir -p /run/dbus "$HOME"
-dbus-daemon --system --fork --nopidfile || fail "dbus-daemon"
+srp_targetcli_env
 # rtslib would modprobe ib_srpt (the in-tree one) if target/srpt did not
 # exist yet: srpt_load creates it with our module.
 srpt_load
-[ -b /dev/nullb0 ] || run modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 queue_mode=2
-gid=ib.$(port_gid0 | tr -d :)
-iid=ib.$(srp_initiator_id)
+srp_targetcli_target
+gid=$TCLI_GID iid=$TCLI_IID
 saved=/tmp/srpt-saved.json
-
-run targetcli /backstores/block create name=nullb dev=/dev/nullb0
-run targetcli /srpt create "$gid"
-run targetcli "/srpt/$gid/luns" create /backstores/block/nullb
-run targetcli "/srpt/$gid/acls" create "$iid"
 run targetcli saveconfig savefile="$saved"
 run targetcli ls /srpt
 [ -d "$SRPT_CFS/0x${gid#ib.}/tpgt_1" ] || fail "targetcli made no TPG under the GID-named port"

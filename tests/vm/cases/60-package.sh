@@ -50,9 +50,7 @@ for c in /boot/config-*; do [ "$c" = "/boot/config-$kver" ] || rm -f "$c"; done
 # one on every apt-get run, then print an error.
 rm -f /etc/apt/apt.conf.d/20packagekit
 export DEBIAN_FRONTEND=noninteractive
-export HOME=/root
-mkdir -p /run/dbus "$HOME"
-dbus-daemon --system --fork --nopidfile || fail "dbus-daemon"
+srp_targetcli_env
 
 # loaded_is WANT-VERSION WHAT: the running ib_srpt is ours, at that version.
 loaded_is() {
@@ -127,13 +125,8 @@ expect_errno "Invalid argument" mkdir "$SRPT_CFS"
 srpt_loaded && fail "mkdir $SRPT_CFS loaded ib_srpt"
 
 # -- configure with targetcli, save (its default file, which the boot service restores)
-[ -b /dev/nullb0 ] || run modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 queue_mode=2
-gid=ib.$(port_gid0 | tr -d :)
-iid=ib.$(srp_initiator_id)
-run targetcli /backstores/block create name=nullb dev=/dev/nullb0
-run targetcli /srpt create "$gid"
-run targetcli "/srpt/$gid/luns" create /backstores/block/nullb
-run targetcli "/srpt/$gid/acls" create "$iid"
+srp_targetcli_target
+gid=$TCLI_GID iid=$TCLI_IID
 run targetcli saveconfig
 [ -f "$saved" ] || fail "targetcli saveconfig wrote no $saved"
 loaded_is "$v1" "targetcli (rtslib's modprobe)"
