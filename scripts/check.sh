@@ -39,6 +39,8 @@ subset=${SRPT_CHECK_CASES:-10 20 35 06 41 56}
 run_suite unit make -s -C "$here" unit
 run_suite threads make -s -C "$here" threads
 run_suite fuzz make -s -C "$here" fuzz-check
+# No tracked file names an issue of the tracker (seconds).
+run_suite tracker-refs "$here/scripts/check-no-tracker-refs.sh"
 # The guest runner's own helpers on made-up input (seconds, no guest).
 run_suite vm-lib-checks "$here/tests/vm/lib-checks.sh"
 # The bench report's arithmetic (spread, CPU per I/O, which guest the I/O

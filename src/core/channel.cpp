@@ -326,8 +326,8 @@ void Channel::release() {
   if (cm_.held()) (void)srpt_k_cm_disconnect(cm_.kind(), cm_.get(), reply ? 1 : 0);
   srpt_k_qp_error(qp_);
   // Dispatches in flight post on the QP and submit to the session: both
-  // stay until the last one is done (issue 13, defect 2:
-  // ChannelTest.ReleaseWaitsForADispatchThatIsPosting).
+  // stay until the last one is done
+  // (ChannelTest.ReleaseWaitsForADispatchThatIsPosting).
   gate_.close_and_wait();
   // 2. No new commands; wait for the ones in flight (their responses fail
   //    or flush, and each is freed from its send completion).

@@ -112,7 +112,7 @@ void Channel::submit(Command& c) {
   if (srpt_k_cmd_submit(c.kcmd, sess_, &s) == 0) return;
   // The session is stopping: the target core did not take the command and
   // holds nothing of it, so the answer is the channel's, as for a refusal
-  // (issue 13, defect 6: ChannelTest.ACommandForAStoppingSessionIs...).
+  // (ChannelTest.ACommandForAStoppingSessionIs...).
   answer_busy(c, c.parsed.tag, "session stopping");
 }
 

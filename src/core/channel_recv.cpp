@@ -52,7 +52,7 @@ void Channel::on_recv(u32 index, u32 len, bool ok) {
       // The channel holds as many buffers as it granted credits, waiting
       // or with its commands. Only an SRQ delivers more (an own receive
       // queue holds that many buffers): the initiator ignored its credits
-      // (issue 13, defect 5: SrqTest.IusBeyondTheCreditsCloseALiveChannel...).
+      // (SrqTest.IusBeyondTheCreditsCloseALiveChannel...).
       SRPT_ASSERT(srq_ != nullptr);
       overrun = true;
     }
@@ -119,8 +119,8 @@ void Channel::dispatch(u32 index, u32 len, Command* slot) {
     case srp::kILogout:
       // The initiator is done: no response, the channel goes.
       // Its buffer goes back like that of any IU without a slot: on an SRQ
-      // it is shared with every channel of the device (issue 13, defect 1:
-      // SrqTest.ALogoutGivesItsBufferBack).
+      // it is shared with every channel of the device
+      // (SrqTest.ALogoutGivesItsBufferBack).
       srpt_log(SRPT_LOG_INFO, "channel %s: SRP_I_LOGOUT\n", sess_name_.c_str());
       give_back(index);
       close(CloseReason::Logout);

@@ -31,8 +31,8 @@
 // and the cause. The cm_id is adopted by the channel only at the very end,
 // right before the accept: every refusal above leaves it to the caller,
 // which only login() holds as a CmIdLease the steps cannot take (cm_id.h).
-// Nothing is built before the ACL was asked (issue 13, defect 4:
-// LoginRejectTest.NoAclIsRefusedBeforeAnyChannelIsBuilt): a login no ACL
+// Nothing is built before the ACL was asked (LoginRejectTest.
+// NoAclIsRefusedBeforeAnyChannelIsBuilt): a login no ACL
 // admits costs lookups, not a channel.
 #include <srpt/abi/log.h>
 #include <srpt/core/abi_handle.h>
@@ -57,8 +57,8 @@ const char* reason_name(u32 reason) {
 
 }  // namespace
 
-// Every enabled TPG of the port, however many (issue 13, defect 7:
-// SessionNameTest.EveryEnabledTpgOfThePortIsTried): the short name in the
+// Every enabled TPG of the port, however many
+// (SessionNameTest.EveryEnabledTpgOfThePortIsTried): the short name in the
 // TPGs of its GUID-named target port, then the 128-bit port id with and
 // without 0x in those of its GID-named one (as in-tree). Looked up one at a
 // time under lock_, `fn` runs without it: TPGs cannot be dropped while the
@@ -417,7 +417,7 @@ Tpg* Target::enabled_tpg(Port& port, PortNameForm form, usize k) {
 
 // The initiator port id, and so the nexus, is the initiator's to choose:
 // what bounds one admitted initiator is its session name (its ACL) in the
-// TPG (issue 13, defect 5: NexusLimitTest.LoginsBeyondTheLimitUnderOne...).
+// TPG (NexusLimitTest.LoginsBeyondTheLimitUnderOne...).
 // A SINGLE login replaces the channels of its own nexus: those do not count.
 usize Target::session_channels(const Channel& ch, bool multi) {
   usize n = 0;

@@ -46,7 +46,7 @@ void Target::shutdown() {
   // A channel released before this point may still be in its release work,
   // past unregister_channel() (so not waited for above), and uses the
   // Target until its destructor returns: the caller frees the Target next
-  // (issue 13, defect 7: ChannelTest.ModuleExitWaitsForAReleaseWorkStillRunning).
+  // (ChannelTest.ModuleExitWaitsForAReleaseWorkStillRunning).
   // Nothing queues work any more: listeners and channels are gone.
   srpt_k_work_flush();
 }
@@ -354,7 +354,7 @@ void Target::remove_device(Device* dev) {
   srpt_k_work_cancel(dev->event_work);
   //    The IB/CM listener, without any login lock: destroying it waits for
   //    its running REQ callbacks, which may wait for a port's login lock
-  //    (issue 13, defect 3: RegistryTest.DeviceRemovalDestroysTheListener...).
+  //    (RegistryTest.DeviceRemovalDestroysTheListener...).
   if (dev->ib_listener != nullptr) srpt_k_listener_destroy(exchange(dev->ib_listener, nullptr));
   //    The DM agents likewise: destroying one waits for its handlers,
   //    which take the Target's lock (dm_answer).

@@ -7,8 +7,8 @@
  * be made to fail from ib_srpt/fault ("alloc N", or the point a fallible try
  * names).
  *
- * Not every allocation of the module does (issue 13 found the old claim
- * that all did untrue). Outside it, each with its own accounting:
+ * Not every allocation of the module does. Outside it, each with its own
+ * accounting:
  *  - per device, listener and configfs object: ib_client.c (device, port
  *    array), cm.c (listeners), fabric.c (target port, TPG): a handful per
  *    module lifetime, checked by kmemleak on the debug kernel;

@@ -38,7 +38,7 @@ enum srpt_fault_point {
 	/*
 	 * At an IB/CM QP's destruction, after its cm_id is gone: the QP's
 	 * handler gets COMM_EST, as a driver that raised it while the QP
-	 * was still in RTR may deliver it late (issue 13, defect 7).
+	 * was still in RTR may deliver it late.
 	 */
 	SRPT_FAULT_QP_EVENT_LATE,
 	/*

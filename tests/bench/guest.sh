@@ -16,7 +16,7 @@
 #   attributes stay at their defaults (in-tree and ours: srp_max_req_size
 #   8276, srp_sq_size 4096, srp_max_rsp_size 256), except ours'
 #   max_channels_per_nexus, which in-tree lacks: it bounds the live channels
-#   of one session name too (issue 13, defect 5), and every login of the
+#   of one session name too, and every login of the
 #   guest has the one name 192.0.2.1, so ours is loaded with it at the
 #   largest storm (at least its default 64); at 64, 192 of a 256-storm were
 #   refused with 0x00010006 (2026-12-04).

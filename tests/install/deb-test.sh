@@ -4,7 +4,7 @@
 # host-built kernel given, and the module it makes carries the package's
 # version and that kernel's vermagic; the DKMS build script refuses a kernel
 # it cannot build for with one line saying why. Installing in a guest is
-# tests/vm (issue 16, item 4).
+# tests/vm.
 #
 # usage: tests/install/deb-test.sh ABI...
 set -u

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// DispatchGate on real threads (issue 13, defect 2): the release work
+// DispatchGate on real threads: the release work
 // destroys the QP only after close_and_wait(), and then no dispatch is
 // inside or can enter, whichever thread it runs on.
 //

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// LogLimiter on real threads (issue 13, defect 7): it is lock-free, called
+// LogLimiter on real threads: it is lock-free, called
 // from CM handlers and completion contexts of every device at once, so every
 // field it shares must be accessed atomically (ThreadSanitizer checks that),
 // and its limit must hold however the callers interleave.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// RecvRingCache on real threads (issue 17): logins take rings while
+// RecvRingCache on real threads: logins take rings while
 // released channels give theirs back, and device removal drains the cache
 // while that may still be going on.
 //

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// SharedRecvQueue on real threads (issue 13, defects 1 and 5): its buffers
+// SharedRecvQueue on real threads: its buffers
 // pass between the SRQ and the channels that received into them, and the
 // SRQ lives until the last reference goes, dropped by whichever channel's
 // release work (or the device's use_srq switch) comes last.

@@ -2,9 +2,9 @@
 // CmdContextCache: the command-context sets (cmd_context_set.h) of released
 // channels, kept by their device for the next logins (an IdleCache of
 // sets, idle_cache.h, for its bounds and lifetime: recv_ring_cache sets at
-// most, each freed kIdleMs after it was given back). A set of 64 contexts
-// is about 83 KiB of slab memory, which Debian's init_on_alloc zeroes when
-// it is allocated: measured (issue 17) 0.3-0.6 ms of a 2.3-2.8 ms login.
+// most, each freed kIdleMs after it was given back). A set is about 1.3 KiB
+// of slab memory per slot, which Debian's init_on_alloc zeroes when it is
+// allocated: a large part of a login's time.
 //
 // Reuse: only a whole set of the same slot count.
 //

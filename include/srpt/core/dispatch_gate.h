@@ -9,8 +9,8 @@
 // dispatches (the receive completion, the send completion, the
 // ESTABLISHED callback, a fetched descriptor table) does so between a
 // successful enter() and its leave(); close_and_wait() refuses new entries
-// and returns when the last one has left (issue 13, defect 2:
-// ChannelTest.ReleaseWaitsForADispatchThatIsPosting, DispatchGateTest).
+// and returns when the last one has left
+// (ChannelTest.ReleaseWaitsForADispatchThatIsPosting, DispatchGateTest).
 //
 // After leave() counts the last dispatch out of a closed gate, the release
 // work may free the channel, and the gate with it: leave() touches nothing

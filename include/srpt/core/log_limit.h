@@ -2,8 +2,8 @@
 // LogLimiter: rate limiting, per initiator, of the log lines a remote peer
 // can make the target write at will (refused logins, malformed requests).
 //
-// One initiator's flood must not hide another's warnings (issue 13, defect
-// 7: LoginRejectTest.OneInitiatorsFloodDoesNotHideAnothersWarning), and the
+// One initiator's flood must not hide another's warnings
+// (LoginRejectTest.OneInitiatorsFloodDoesNotHideAnothersWarning), and the
 // state must not grow with the names a peer can make up. So a fixed table:
 // each of kSlots initiators has its own budget of kBurst lines per
 // kIntervalNs (the kernel's printk_ratelimit defaults). A name not in the

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 // RecvRingCache: the receive rings of released channels, kept by their
 // device for the next logins (an IdleCache of rings, idle_cache.h, for its
-// bounds and lifetime). Making a ring (64 buffers of about 8 KiB,
-// allocated, zeroed and DMA-mapped) is the largest step of a login
-// (issue 17); a login that finds a ring of its geometry here skips it.
+// bounds and lifetime). Making a ring (a buffer of about 8 KiB per
+// credit, allocated, zeroed and DMA-mapped) is the largest step of a
+// login; a login that finds a ring of its geometry here skips it.
 //
 // Reuse: only a ring of the same geometry (buffer count, buffer size,
 // immediate-data offset). The stale bytes of the IUs it held are never

@@ -25,7 +25,7 @@ static_assert(kMaxTableBytes <= 65536);
 // length is the expected length the target core is given, and for a CDB
 // that moves less (or no) data it may still allocate all of it (data-out);
 // a larger command is refused before the target core or a table fetch sees
-// it (issue 13, defect 5: SrpCmdTest.ADataLengthAboveSixteenMiBIsRefused).
+// it (SrpCmdTest.ADataLengthAboveSixteenMiBIsRefused).
 // In-tree refuses no command for its length: srp_max_rdma_size (64 KiB by
 // default, below ib_srp's 512 KiB commands) is only advertised, in the DM
 // IOC profile, capped at this same 16 MiB. Twice the 8 MiB commands the
@@ -130,8 +130,8 @@ struct RspFields {
 // core reports the size of its whole buffer for the CHECK CONDITIONs it
 // builds itself (translate_sense_reason(): TRANSPORT_SENSE_BUFFER), and the
 // slot's buffer outlives its commands, so bytes past that length are not
-// this command's (issue 13, defect 7:
-// ChannelTest.ResponseCarriesNoSenseOfAnEarlierCommandOfTheSlot). Any other
+// this command's
+// (ChannelTest.ResponseCarriesNoSenseOfAnEarlierCommandOfTheSlot). Any other
 // response code: `reported` as is (the shim zeroes the buffer for each
 // command, include/srpt/abi/cmd.h). 0 when there is no sense.
 u32 built_sense_len(const u8* sense, u32 reported);

@@ -13,8 +13,8 @@
 //                device goes). Held across a whole login, target-core
 //                session setup included, and by those operations while they
 //                wait for the port's channels; so a login or a wait on one
-//                port holds up nothing on another port or device (issue 13,
-//                defect 4: LoginLockTest). Never two at once: device-wide
+//                port holds up nothing on another port or device
+//                (LoginLockTest). Never two at once: device-wide
 //                operations take the ports' locks one after the other.
 //                Never held while destroying a listener: that waits for
 //                running REQ callbacks, which wait for these locks.

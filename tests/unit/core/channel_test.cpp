@@ -247,7 +247,7 @@ TEST_F(ChannelTest, CheckConditionCarriesTheSense) {
   EXPECT_EQ(sense, v.sense);
 }
 
-// Issue 13, defect 7: the sense buffer belongs to the slot and outlives
+// The sense buffer belongs to the slot and outlives
 // its commands. The target core's own CHECK CONDITIONs write 18 bytes of
 // fixed-format sense and report the whole 96-byte buffer (as
 // translate_sense_reason() does); what lies past those 18 bytes was an
@@ -372,7 +372,7 @@ TEST_F(ChannelTest, AFailedDataOutReadEndsInCheckCondition) {
 }
 
 // A failed data-out read names the channel, the work completion's status and
-// the command's tag in one line (issue 13, "RDMA failures say their wc status").
+// the command's tag in one line.
 TEST_F(ChannelTest, AFailedDataOutReadLogsItsStatusAndTag) {
   const Outcome o = LiveChannel(SRPT_CM_IB);
   srpt_k_cmd* cmd = DataOutReading(o);
@@ -923,7 +923,7 @@ TEST_F(ChannelTest, ExitAfterTheDevicesWentDestroysTheListener) {
   EXPECT_EQ(0u, fake::live_listeners());
 }
 
-// Issue 13, defect 7: a channel the initiator closed just before rmmod is
+// A channel the initiator closed just before rmmod is
 // still in its release work, on another CPU, past the point where it left
 // the Target's list, when module exit runs. srpt_core_exit() must not free
 // the Target before that work has finished: its last steps (the channel's
@@ -1145,7 +1145,7 @@ Bytes ExternalTable(uint32_t n, uint32_t seg) {
   return b;
 }
 
-// Issue 13, defect 5: a TEST UNIT READY whose data-out descriptor announces
+// A TEST UNIT READY whose data-out descriptor announces
 // 4 GiB never reaches the target core (which would allocate all of it): the
 // channel answers CHECK CONDITION, ILLEGAL REQUEST, INVALID FIELD IN COMMAND
 // INFORMATION UNIT, and the slot and credit come back.
@@ -1169,7 +1169,7 @@ TEST_F(ChannelTest, AnAbsurdDataLengthIsAnsweredCheckConditionByTheChannel) {
   EXPECT_EQ(kCredits, Snap(o).req_lim);
 }
 
-// Issue 13, defect 6: a command that arrives while the target core stops the
+// A command that arrives while the target core stops the
 // session never reaches it (target_init_cmd refuses it); the channel itself
 // answers BUSY and gives the slot back, with nothing of the target core's to
 // release.
@@ -1191,7 +1191,7 @@ TEST_F(ChannelTest, ACommandForAStoppingSessionIsAnsweredBusyByTheChannel) {
   EXPECT_EQ(kCredits, Snap(o).req_lim);
 }
 
-// Issue 13, defect 2: the release work runs (on another kernel thread) at the
+// The release work runs (on another kernel thread) at the
 // very moment a dispatch posts its response; it must wait for that dispatch
 // before the QP goes.
 TEST_F(ChannelTest, ReleaseWaitsForADispatchThatIsPosting) {
@@ -1380,7 +1380,7 @@ TEST_F(ExternalTableTest, AReleaseFlushesAFetchInFlight) {
   EXPECT_TRUE(fake::submissions().empty());
 }
 
-// Issue 17, item 2/4: a login makes no descriptor-table buffers (they were
+// A login makes no descriptor-table buffers (they were
 // a ring of 64 x 4 KiB per channel, zeroed and mapped in every login). A
 // slot makes its own with the first command that needs it, and keeps it.
 TEST_F(ExternalTableTest, ASlotMakesItsTableBufferOnFirstNeedAndKeepsIt) {

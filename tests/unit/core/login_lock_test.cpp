@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// What a login waits for (issue 13, defect 4): the login lock covers what a
+// What a login waits for: the login lock covers what a
 // login shares, the TPGs of its port (and the SRQ choice of that port), not
 // every device of the target. A login held up on one port, or a configfs
 // write or device removal waiting there for a channel's release, must not

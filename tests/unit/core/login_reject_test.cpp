@@ -221,7 +221,7 @@ TEST_F(LoginRejectTest, NoAclIs00010006) {
   EXPECT_EQ(0u, fake::live_sessions());
 }
 
-// Issue 13, defect 4: the ACL is asked before the channel is built, so a
+// The ACL is asked before the channel is built, so a
 // login that no ACL admits costs no allocation, ring, QP or target-core
 // session: an unauthenticated initiator cannot make the target build and
 // tear down a channel per REQ.
@@ -329,7 +329,7 @@ TEST_F(NexusLimitTest, ClosingChannelsDoNotCount) {
   ExpectAccepted(Login(r));
 }
 
-// Issue 13, defect 5: the initiator port id is the initiator's to choose, so
+// The initiator port id is the initiator's to choose, so
 // the nexus limit alone does not bound one admitted host. Channels logged in
 // under one session name (one ACL) are bounded by the same limit, SINGLE
 // logins of new nexuses included.
@@ -358,7 +358,7 @@ TEST_F(NexusLimitTest, LoginsBeyondTheLimitUnderOneSessionNameAre00010006) {
   EXPECT_EQ(srpt::srp::kRspTerminated, Rsp(single).rsp_flags);
 }
 
-// Issue 13, defect 7: warnings an initiator can trigger at will are rate
+// Warnings an initiator can trigger at will are rate
 // limited per initiator. A flood of refused logins from one initiator is cut
 // down, but does not hide the first warning of another one; the flood's
 // count is reported once its initiator logs again in a later interval.

@@ -254,7 +254,7 @@ TEST_F(LoginResourceTest, TpgDroppedWhileTheLoginIsInFlightIs00010001) {
 TEST_F(LoginResourceTest, DeviceRemovedWhileTheLoginIsInFlight) {
   // Removal disables the device's TPGs at once, then destroys the IB/CM
   // listener, which waits for the running REQ callback (not for the login
-  // lock, issue 13 defect 3): the login sees its TPG disabled when it
+  // lock): the login sees its TPG disabled when it
   // commits and is refused; then the removal finishes.
   int remover = -1;
   fake::on_session_create([&](srpt_k_session*) {

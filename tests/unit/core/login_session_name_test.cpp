@@ -22,7 +22,7 @@ class SessionNameTest : public LoginTest {
     return v;
   }
   // The names a refused login asked the ACLs about, in order: a login no
-  // ACL admits is refused before any session is tried (issue 13, defect 4),
+  // ACL admits is refused before any session is tried,
   // under the same names in the same order.
   static std::vector<Attempt> Queries() {
     std::vector<Attempt> v;
@@ -204,7 +204,7 @@ TEST_F(AclNameTest, RefusesEverythingElseAndSaysWhy) {
       << fake::log_dump();
 }
 
-// Issue 13, defect 7: every enabled TPG of the port is tried, not only the
+// Every enabled TPG of the port is tried, not only the
 // first 16 of each port-name form (the rest were skipped without a word).
 TEST_F(SessionNameTest, EveryEnabledTpgOfThePortIsTried) {
   fake::disallow_initiator(KTpg(tpg_), kInitiatorGuidName);

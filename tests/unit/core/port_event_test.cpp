@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-// Port events (issue 15, item 2; Target::port_event, refresh_port): the
+// Port events (Target::port_event, refresh_port): the
 // event is only noted from the RDMA core's context, and the device's event
 // work then logs a change of state, reads GID 0 again (a new GID renames the
 // port for configfs; target ports made under the old name stay bound to

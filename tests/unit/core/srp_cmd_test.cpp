@@ -290,7 +290,7 @@ TEST_F(SrpCmdTest, AtMostMaxRdmaSegsSegments) {
   EXPECT_EQ(CmdRefusal::TooManySegments, Parse(EncodeSrpCmd(c)));
 }
 
-// Issue 13, defect 5. The descriptors' total length is the length the
+// The descriptors' total length is the length the
 // target core is given for the command, and for a CDB that moves no data
 // (TEST UNIT READY with a data-out descriptor) it allocates all of it.
 // In-tree refuses no command for its length (srp_max_rdma_size is only
@@ -596,7 +596,7 @@ TEST_F(BuildRspTest, TaskManagementResponseData) {
   EXPECT_EQ(srp::kRspFlagRspValid, v.flags);
 }
 
-// Issue 13, defect 7: only the sense bytes the sense data claims go out.
+// Only the sense bytes the sense data claims go out.
 TEST_F(BuildRspTest, BuiltSenseLength) {
   uint8_t sense[96] = {};
   sense[0] = 0x70;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // use_srq is per RDMA port (configfs), the SRQ per device: two switches on
-// two ports of one device at the same time (issue 13, review of the SRQ).
+// two ports of one device at the same time.
 //
 // Each port's switch holds only its own port's login lock, so nothing
 // serialises the two but what the switch itself takes. Two kernel threads

@@ -153,7 +153,7 @@ TEST_F(SrqTest, IusWaitingForTheRtuGoBackWhenTheChannelCloses) {
   EXPECT_EQ(kSrqSize, SrqPosted()) << "the release work gave the waiting IUs back";
 }
 
-// Issue 13, defect 1: SRP_I_LOGOUT takes no slot and gets no response; its
+// SRP_I_LOGOUT takes no slot and gets no response; its
 // buffer must still go back to the SRQ, or every logout leaks one and the
 // device's SRQ runs dry for every channel on it.
 TEST_F(SrqTest, ALogoutGivesItsBufferBack) {
@@ -167,8 +167,8 @@ TEST_F(SrqTest, ALogoutGivesItsBufferBack) {
 
 // A receive completion of the SRQ naming a closing channel's QP, delivered
 // late: the device took the buffer for the QP before it went to the error
-// state and completes it while the release work runs (review of issue 13:
-// on 6.1 rxe raises no Last WQE Reached, so the teardown drains only the
+// state and completes it while the release work runs (on
+// 6.1 rxe raises no Last WQE Reached, so the teardown drains only the
 // send queue). Wherever it lands before srpt_k_qp_destroy() returns, the
 // channel is alive (the release work holds its reference) and still holds
 // the SRQ: the buffer goes back, and nothing is dispatched. The SRQ's
@@ -415,7 +415,7 @@ TEST_F(SrqTest, DeviceRemovalDestroysTheSrqAfterItsChannels) {
   EXPECT_LT(qp_gone, srq_gone) << fake::trace_dump();
 }
 
-// SRQ events (issue 15, item 3): an SRQ error marks the SRQ failed from the
+// SRQ events: an SRQ error marks the SRQ failed from the
 // driver's (atomic) event context; the device's event work installs a new
 // SRQ and closes the channels on the failed one, which then goes.
 TEST_F(SrqTest, AnSrqErrorClosesItsChannelsAndANewSrqServesTheNextLogin) {

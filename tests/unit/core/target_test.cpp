@@ -252,7 +252,7 @@ TEST_F(RegistryTest, DeviceRemovalDisablesAndDetaches) {
   EXPECT_EQ(2u, fake::live_mutexes()) << "the Target's registry lock and RDMA/CM lock";
 }
 
-// Issue 13, defect 3: destroying the IB/CM listener waits for its running
+// Destroying the IB/CM listener waits for its running
 // REQ callbacks, which wait for a port's login lock (and the target lock):
 // removal must hold neither there (the fake's listener destroy records a
 // violation when one is held).
@@ -355,7 +355,7 @@ TEST_F(RegistryTest, InitMakesTheTargetLocks) {
   EXPECT_EQ(1u, fake::live_mutexes_of_class(SRPT_LOCK_RDMA_CM));
 }
 
-// Issue 13, defect 4: one login lock per port, none global.
+// One login lock per port, none global.
 TEST_F(RegistryTest, EachPortHasItsOwnLoginLock) {
   EXPECT_EQ(0u, fake::live_mutexes_of_class(SRPT_LOCK_LOGIN));
   FakeDevice dev = TwoPortDevice();

@@ -278,8 +278,7 @@ extern "C" void srpt_k_listener_destroy(srpt_k_listener* l) noexcept {
     fake::record_violation("srpt_k_listener_destroy inside a connection request "
                            "callback: it waits for that callback (deadlock)");
   // A login takes the target lock to find its port and then the port's login
-  // lock: holding either here deadlocks with a login in flight (issue 13,
-  // defects 3 and 4).
+  // lock: holding either here deadlocks with a login in flight.
   if (fake::holds_mutex_of_class(SRPT_LOCK_LOGIN))
     fake::record_violation("srpt_k_listener_destroy with a login lock held: it "
                            "waits for REQ callbacks that wait for that lock");

@@ -206,7 +206,7 @@ TEST_F(FakeLoginTest, TheLoginLockComesBeforeTheTargetLock) {
   srpt_mutex_destroy(login);
 }
 
-// Issue 13, defects 3 and 4: a REQ callback waits for the target lock and
+// A REQ callback waits for the target lock and
 // a port's login lock, so destroying a listener (which waits for running
 // callbacks) under either would deadlock.
 TEST_F(FakeLoginTest, DestroyingAListenerUnderTheTargetOrALoginLockIsAViolation) {

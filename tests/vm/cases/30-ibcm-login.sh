@@ -8,7 +8,7 @@
 # nobody listens on is rejected by the CM (reason 8), without SRP reply.
 # The valid login's release also gets a late COMM_EST on its QP after the
 # cm_id is gone (fault point qp_event_late): it must not reach the destroyed
-# cm_id (issue 13, defect 7), which KASAN reports on the debug kernel.
+# cm_id, which KASAN reports on the debug kernel.
 # Against the in-tree driver (--module intree): it listens on IB/CM only on
 # InfiniBand ports, so even the valid login must get CM reason 8 on rxe.
 . "$SRPT_ROOT/tests/vm/lib.sh"

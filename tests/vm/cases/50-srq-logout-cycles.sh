@@ -1,5 +1,5 @@
 #!/bin/bash
-# 50 SRP_I_LOGOUT on the SRQ gives its buffer back (issue 13, defect 1).
+# 50 SRP_I_LOGOUT on the SRQ gives its buffer back.
 # With srpt_srq_size at its minimum (4 buffers), a channel on the SRQ logs
 # out with SRP_I_LOGOUT more times than the SRQ has buffers; each logout's
 # IU gets no response and closes the channel, and its buffer must go back

@@ -1,6 +1,6 @@
 #!/bin/bash
 # case-timeout: 240
-# 52 The Device Management agent (issue 15), as srp_daemon and ibsrpdm ask
+# 52 The Device Management agent, as srp_daemon and ibsrpdm ask
 # it, through ib_umad to rxe0 port 1's own GID (build/tools/dm_query):
 # loading sets the port's IsDeviceManagementSupported capability (bit 19 of
 # cap_mask) and unloading clears it; ClassPortInfo, IOUnitInfo (slot 1

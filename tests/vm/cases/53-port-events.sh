@@ -1,6 +1,6 @@
 #!/bin/bash
 # case-timeout: 300
-# 53 Port events (issue 15): rxe raises PORT_ERR and PORT_ACTIVE when its
+# 53 Port events: rxe raises PORT_ERR and PORT_ACTIVE when its
 # netdev goes down and up, and GID_CHANGE when the netdev's MAC address
 # changes, which changes GID 0 (fe80::<EUI-64 of the MAC>) and so both
 # names of the port. Here, with ib_srp logged in through a target port made

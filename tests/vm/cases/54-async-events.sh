@@ -1,6 +1,6 @@
 #!/bin/bash
 # case-timeout: 420
-# 54 Asynchronous QP and SRQ events (issue 15), which rxe never raises: the
+# 54 Asynchronous QP and SRQ events, which rxe never raises: the
 # fault points qp_event and srq_event (src/shim/fault.h) call the QP's or
 # its SRQ's own event handler after a receive completion, as a driver
 # would. With ib_srp logged in over two channels (reconnect_delay 1 s):

@@ -1,6 +1,6 @@
 #!/bin/bash
 # case-timeout: 360
-# 55 A port that refuses its Device Management agent (issue 15): the fault
+# 55 A port that refuses its Device Management agent: the fault
 # points dm_port_cap (ib_modify_port() setting IsDeviceManagementSupported)
 # and dm_agent (ib_register_mad_agent()) fail for rxe0 added again while
 # the module is loaded. Each time the module warns and goes on without DM,

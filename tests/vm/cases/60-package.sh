@@ -1,7 +1,7 @@
 #!/bin/bash
-# 60 the Debian package as an administrator uses it (README "Installing",
-# issue 16): `apt install` of the package built on the host (make deb), DKMS
-# builds the module for this kernel; the name ib_srpt resolves to ours for
+# 60 the Debian package as an administrator uses it (README "Installing"):
+# `apt install` of the package built on the host (make deb), DKMS builds
+# the module for this kernel; the name ib_srpt resolves to ours for
 # modprobe and for rtslib (the target core autoloads no srpt); targetcli
 # configures and saves; with ib_srp logged in and I/O running, an upgrade to a later version
 # replaces the file and says the old module keeps running; a simulated
