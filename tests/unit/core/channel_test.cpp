@@ -1872,6 +1872,22 @@ TEST_F(SendQueueTest, AResponseWhoseWritesWentInPartKeepsItsBuffersUntilItsFlush
   ExpectKeptUntilTheFlush(o, in);
 }
 
+// The fake keeps to the shim's contract: a chain of one request (here a
+// response without data) either goes or fails with an errno; it is never
+// reported posted in part. A test that arms that is told so.
+TEST_F(SendQueueTest, TheFakeRefusesToBreakAChainOfOneRequest) {
+  const Outcome o = SmallQueue();
+  Receive(o, EncodeSrpCmd(SrpCmd{}));
+  ASSERT_FALSE(fake::submissions().empty());
+  srpt_k_cmd* cmd = fake::submissions().back().cmd;
+  fake::break_next_post(fake::Call::CmdSendRsp, 1);
+  (void)srpt_core_cmd_queue_status(fake::cmd_ctx(cmd));
+  ExpectOneViolation("a chain of one request cannot go in part");
+  while (fake::flush_one(Qp(o))) {
+  }
+  RunWorks();
+}
+
 // Waiters are resumed one after another by whoever gave room back: a
 // waiter whose post fails gives its room back too, and that must not
 // resume the next waiter one stack frame deeper (a kernel stack holds

@@ -101,6 +101,13 @@ bool post_breaks(Call c) {
 // behind them one request that carries the chain's completion, `tail`
 // (an RDMA part's, or the response's send slot).
 int post_broken(srpt_k_cmd* cmd, uint32_t wrs, PostedSend tail) {
+  // The shim reports SRPT_K_POST_BROKEN only for a chain whose head the
+  // send queue took: a chain of one request, or a post that took none of
+  // it, fails with an errno and nothing posted.
+  if (wrs == 0)
+    record_violation("break_next_post(command #%d): the chain went in part with none of "
+                     "it posted (a chain of one request cannot go in part)",
+                     cmd->serial);
   if (wrs > 0) {
     PostedSend p{PostedSend::Kind::RdmaWrite, nullptr, 0, {}, cmd, wrs, 0};
     if (tail.kind == PostedSend::Kind::RdmaRead) p.kind = PostedSend::Kind::RdmaRead;
