@@ -156,9 +156,12 @@ static struct configfs_attribute *srpt_da_attrs[] = {
 	NULL,
 };
 
-/* --- <target port>/version --------------------------------------------- */
+/* --- target/srpt/version ----------------------------------------------- */
 
-/* As in-tree's: the file exists and reads as an empty line. */
+/*
+ * The target core puts the "wwn" attributes in the fabric's directory,
+ * beside the target ports. As in-tree's: it reads as an empty line.
+ */
 static ssize_t srpt_wwn_version_show(struct config_item *item, char *page)
 {
 	return sysfs_emit(page, "\n");

@@ -1,10 +1,15 @@
 #!/bin/bash
-# 03 target port + TPG, by GUID form and by GID form: create, check the port's
-# version file and that the TPG has enable/lun/acls, enable and disable it,
+# 03 the fabric's version file; target port + TPG, by GUID form and by GID
+# form: create, check the TPG has enable/lun/acls, enable and disable it,
 # remove.  Then both forms at once.
 . "$SRPT_ROOT/tests/vm/lib.sh"
 
 srpt_load
+# As in-tree: the fabric's read-only version file (rtslib's FabricModule
+# reads it) reads as an empty line.
+assert_file "$SRPT_CFS/version"
+assert_eq "$(stat -c %a "$SRPT_CFS/version")" 444 "srpt/version mode"
+assert_eq "$(od -An -c "$SRPT_CFS/version" | tr -d ' ')" '\n' "srpt/version contents"
 guid=$(port_guid_name)
 gid=$(port_gid_name)
 log "GID 0 of $RXE port 1: $(port_gid0); GUID form $guid; GID form $gid"
@@ -26,10 +31,6 @@ check_tpg() { # check_tpg PORTNAME
 for name in "$guid" "$gid"; do
 	tport_add "$name"
 	find "$SRPT_CFS/$name" -maxdepth 2 | sort
-	# As in-tree: a read-only version file that reads as an empty line.
-	assert_file "$SRPT_CFS/$name/version"
-	assert_eq "$(stat -c %a "$SRPT_CFS/$name/version")" 444 "$name/version mode"
-	assert_eq "$(od -An -c "$SRPT_CFS/$name/version" | tr -d ' ')" '\n' "$name/version contents"
 	check_tpg "$name"
 	tport_del "$name"
 	assert_absent "$SRPT_CFS/$name"

@@ -32,7 +32,7 @@ assert_eq "$(echo "$out" | grep -c 'sid: [0-9]* type: Normal session-state: LOGG
 	"sessions lists one SRP session, logged in"
 out=$(targetcli sessions detail 2>&1) || fail "targetcli sessions detail: $out"
 log "sessions detail: $out"
-echo "$out" | grep -q "name: 0x${iid#ib.} (NOT AUTHENTICATED)" ||
+echo "$out" | grep -qF "name: $iid (NOT AUTHENTICATED)" ||
 	fail "sessions detail names the ACL"
 echo "$out" | grep -q "mapped-lun: 0 backstore: block/nullb mode: rw" ||
 	fail "sessions detail gives the mapped LUN"
