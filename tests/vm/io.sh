@@ -12,8 +12,7 @@ IO_SCALE=1
 # io_nullb [MAX_SECTORS]: null_blk (memory backed) allowing commands of
 # MAX_SECTORS 512-byte sectors (default 16384: 8 MiB), as the iblock LUN.
 io_nullb() {
-	[ -b /dev/nullb0 ] || run modprobe null_blk nr_devices=1 memory_backed=1 gb=1 \
-		bs=512 queue_mode=2 max_sectors="${1:-16384}"
+	srp_nullb max_sectors="${1:-16384}"
 	srp_backstore
 }
 

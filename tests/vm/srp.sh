@@ -17,13 +17,18 @@ srp_initiator_id() {
 	printf '%016x%s' "${1:-0}" "$(port_gid0 | cut -d: -f5-8 | tr -d :)"
 }
 
-# srp_backstore [MB]: a null_blk device (memory backed, so data can be
-# verified) as an iblock backstore.
+# srp_nullb [NULL_BLK-PARAMS...]: /dev/nullb0, 1 GiB, memory backed (so
+# data can be verified), unless it is there already.
+srp_nullb() {
+	[ -b /dev/nullb0 ] || run modprobe null_blk nr_devices=1 memory_backed=1 gb=1 \
+		bs=512 queue_mode=2 "$@"
+	[ -b /dev/nullb0 ] || fail "no /dev/nullb0"
+}
+
+# srp_backstore [MB]: srp_nullb's device as an iblock backstore.
 srp_backstore() {
 	local mb=${1:-128}
-	[ -b /dev/nullb0 ] || run modprobe null_blk nr_devices=1 memory_backed=1 gb=1 \
-		bs=512 queue_mode=2
-	[ -b /dev/nullb0 ] || fail "no /dev/nullb0"
+	srp_nullb
 	mkdir -p "$BACKSTORE" || fail "mkdir $BACKSTORE"
 	echo udev_path=/dev/nullb0 >"$BACKSTORE/control" || fail "backstore control"
 	echo 1 >"$BACKSTORE/enable" || fail "backstore enable"
@@ -60,7 +65,7 @@ srp_targetcli_env() {
 # port id ($TCLI_IID, "ib.<id>"). rtslib modprobes ib_srpt if target/srpt
 # does not exist yet: load the module under test first.
 srp_targetcli_target() {
-	[ -b /dev/nullb0 ] || run modprobe null_blk nr_devices=1 memory_backed=1 gb=1 bs=512 queue_mode=2
+	srp_nullb
 	TCLI_GID=ib.$(port_gid0 | tr -d :)
 	TCLI_IID=ib.$(srp_initiator_id)
 	run targetcli /backstores/block create name=nullb dev=/dev/nullb0
