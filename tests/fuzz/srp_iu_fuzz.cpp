@@ -154,7 +154,8 @@ class SrpIuFuzz : public LoginTest {
       const fake::Submission* latest = SubmissionOf(cmd);
       if (latest != &s) continue;
       // Stages per submission: 0 nothing yet, 1 write_pending called, 2 answered.
-      int& stage = stages_[{cmd, cmd->submits}];
+      Progress& progress = progress_[{cmd, cmd->submits}];
+      int& stage = progress.stage;
       if (stage >= 2) continue;
       srpt_core_cmd* ctx = fake::cmd_ctx(cmd);
       // As transport_generic_new_cmd(): write_pending only for data-out
@@ -162,7 +163,7 @@ class SrpIuFuzz : public LoginTest {
       if (stage == 0 && s.dir == SRPT_DIR_WRITE && cmd->result.data_len > 0 &&
           cmd->phase == srpt_k_cmd::Phase::Submitted) {
         stage = 1;
-        fails_[{cmd, cmd->submits}] = cmd->fails;
+        progress.fails_at_write_pending = cmd->fails;
         if (srpt_core_cmd_write_pending(ctx) == 0) return true;
         // The target core fails a command whose data-out it cannot start.
         AnswerStatus(cmd, 0x02);
@@ -175,7 +176,7 @@ class SrpIuFuzz : public LoginTest {
       if (stage == 1 && cmd->phase != srpt_k_cmd::Phase::Executing) continue;
       // The fabric failed its data-out (srpt_k_cmd_fail): the target core
       // answered that already (the fake plays it there).
-      if (stage == 1 && cmd->fails != fails_[{cmd, cmd->submits}]) {
+      if (stage == 1 && cmd->fails != progress.fails_at_write_pending) {
         stage = 2;
         continue;
       }
@@ -244,9 +245,13 @@ class SrpIuFuzz : public LoginTest {
 
   Outcome o_{};
   bool check_condition_ = false;
-  std::map<std::pair<const srpt_k_cmd*, int>, int> stages_;
-  // Per submission: the command's srpt_k_cmd_fail count at write_pending.
-  std::map<std::pair<const srpt_k_cmd*, int>, int> fails_;
+  // Per submission of a command: how far the target core took it, and its
+  // srpt_k_cmd_fail count when write_pending was called.
+  struct Progress {
+    int stage = 0;
+    int fails_at_write_pending = 0;
+  };
+  std::map<std::pair<const srpt_k_cmd*, int>, Progress> progress_;
 };
 
 }  // namespace
