@@ -39,8 +39,7 @@ const char* conn_state(Channel::State s) {
 void Target::show_acl_info(Tpg& tpg, StringView acl_name, srpt_k_seq* seq) {
   MutexGuard guard(lock_);
   auto listed = [&](Channel& ch) {
-    return ch.tpg() == &tpg && ch.session_name() != nullptr &&
-           StringView::from_cstr(ch.session_name()) == acl_name &&
+    return ch.tpg() == &tpg && StringView::from_cstr(ch.session_name()) == acl_name &&
            ch.state() < Channel::State::Released;
   };
   bool any = false;
@@ -54,10 +53,11 @@ void Target::show_acl_info(Tpg& tpg, StringView acl_name, srpt_k_seq* seq) {
     }
     if (seen) continue;
     any = true;
+    auto of_session = [&](Channel& ch) { return listed(ch) && ch.same_nexus(first); };
 
     bool live = false, connecting = false;
     for (Channel& ch : channels_) {
-      if (!listed(ch) || !ch.same_nexus(first)) continue;
+      if (!of_session(ch)) continue;
       const Channel::State s = ch.state();
       live = live || s == Channel::State::Live;
       connecting = connecting || s == Channel::State::Connecting;
@@ -71,7 +71,7 @@ void Target::show_acl_info(Tpg& tpg, StringView acl_name, srpt_k_seq* seq) {
                       static_cast<unsigned long long>(first.login_serial()));
     srpt_k_seq_printf(seq, "Session State: %s\n", sess_state);
     for (Channel& ch : channels_) {
-      if (!listed(ch) || !ch.same_nexus(first)) continue;
+      if (!of_session(ch)) continue;
       const Channel::Snapshot s = ch.snapshot();
       srpt_k_seq_printf(seq, "CID: %llu   Connection State: %s   Credits: %u of %u\n",
                         static_cast<unsigned long long>(ch.login_serial()),
