@@ -39,6 +39,10 @@ run_suite threads make -s -C "$here" threads
 run_suite fuzz make -s -C "$here" fuzz-check
 # No tracked file names an issue of the tracker (seconds).
 run_suite tracker-refs "$here/scripts/check-no-tracker-refs.sh"
+# README.md keeps up with the code: under 400 lines, a table row for every
+# module parameter and configfs attribute the module registers, and every
+# guest case opens with its numbered header (seconds).
+run_suite docs "$here/scripts/check-docs.sh"
 # The guest runner's own helpers on made-up input (seconds, no guest).
 run_suite vm-lib-checks "$here/tests/vm/lib-checks.sh"
 # The bench report's arithmetic (spread, CPU per I/O, which guest the I/O
