@@ -14,7 +14,7 @@
 #   make fuzz-guest  the guest login fuzz campaign (cases 28 and 29, long)
 #   make threads   host tests on real threads under ThreadSanitizer
 #   make check-debug  every guest case on the project's debug kernel (KASAN,
-#                  lockdep, kmemleak...; built once per machine, ~1 h)
+#                  lockdep, kmemleak...; the kernel built once per machine)
 #
 # The kernel is always chosen explicitly: KVER, else Debian 12's default ABI
 # (scripts/default-kver.sh), never the newest headers installed and never

@@ -25,8 +25,9 @@ struct Params {
   static constexpr s32 kMaxMaxNexusChannels = 1024;
   // Receive rings of released channels each device keeps for its next
   // logins (recv_ring_cache, not an in-tree parameter; 0: none), and as
-  // many of their command-context sets. A ring is about 576 KiB at ib_srp's
-  // default login, a set about 83 KiB; each is freed after 5 s unused.
+  // many of their command-context sets. At ib_srp's default login (128
+  // credits) a ring is about 1.1 MiB and a set about 166 KiB; each is freed
+  // after 5 s unused.
   static constexpr s32 kDefaultRecvRingCache = 8;
 
   u32 max_req_size;
