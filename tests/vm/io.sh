@@ -16,6 +16,65 @@ io_nullb() {
 	srp_backstore
 }
 
+# io_scatter_free_pages MB: about MB of the guest's free memory left as
+# single pages, no two of them adjacent, which the next allocations of
+# single pages take first (the page allocator serves the smallest free block
+# that fits). A process (IO_SCATTER_PID; io_scatter_end ends it, the runner
+# ends it with the case's process group) maps memory without huge pages and
+# touches it, 16 MiB at a time until it holds MB of pages of even frame
+# number whose odd neighbour (its buddy) it holds too (/proc/self/pagemap;
+# at most 8 MB mapped), and only then gives those even pages back: a page
+# given back cannot merge with its held buddy, and two pages given back
+# always have a held one between them. (Giving back while still mapping
+# would hand the next chunk the pages just given back.) The buffers of an
+# fio run with --iomem=shm (shared memory: single pages, never huge) are
+# then pages no two of which are adjacent, so a direct I/O of N pages is N
+# scatter/gather segments however the guest's memory lay before; with
+# anonymous buffers and transparent huge pages (always, on Debian's
+# kernels) a 1 MiB I/O is often one segment.
+IO_SCATTER_OUT=/tmp/srpt-scatter.out
+io_scatter_free_pages() {
+	rm -f "$IO_SCATTER_OUT"
+	python3 - "$1" >"$IO_SCATTER_OUT" 2>&1 <<'PY' &
+import ctypes, mmap, signal, struct, sys
+page = mmap.PAGESIZE
+want = (int(sys.argv[1]) << 20) // page
+chunk = (16 << 20) // page
+maps, held, mapped = [], {}, 0
+def pairs():
+    return [p for p in held if p % 2 == 0 and p + 1 in held]
+while mapped < 8 * want and (mapped < want or len(pairs()) < want):
+    m = mmap.mmap(-1, chunk * page, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    m.madvise(mmap.MADV_NOHUGEPAGE)
+    for i in range(chunk):
+        m[i * page] = 1
+    addr = ctypes.addressof(ctypes.c_char.from_buffer(m))
+    with open("/proc/self/pagemap", "rb") as f:
+        f.seek(addr // page * 8)
+        raw = f.read(chunk * 8)
+    for i in range(chunk):
+        e = struct.unpack_from("Q", raw, i * 8)[0]
+        if e >> 63:
+            held[e & ((1 << 55) - 1)] = (m, i)
+    maps.append(m)
+    mapped += chunk
+given = pairs()[:want]
+for p in given:
+    m, i = held.pop(p)
+    m.madvise(mmap.MADV_DONTNEED, i * page, page)
+print("ready: %d pages given back of %d mapped, none adjacent" % (len(given), mapped), flush=True)
+signal.pause()
+PY
+	IO_SCATTER_PID=$!
+	poll_until 120 grep -q '^ready' "$IO_SCATTER_OUT" ||
+		fail "scattered free pages: $(cat "$IO_SCATTER_OUT")"
+	log "scattered free pages: $(cat "$IO_SCATTER_OUT")"
+}
+io_scatter_end() {
+	[ -z "${IO_SCATTER_PID:-}" ] || kill "$IO_SCATTER_PID" 2>/dev/null
+	IO_SCATTER_PID=
+}
+
 # io_fileio MB: a fileio backstore on a file in a tmpfs, as the LUN.
 IO_FILE_DIR=/mnt/srpt-lun
 io_fileio() {
