@@ -12,7 +12,8 @@
 #   5. Every guest case tests/vm/cases/NN-*.sh opens with its header: after
 #      the shebang and the runner's directives, "# NN <what it checks>", NN
 #      the case's own number: whoever opens a case reads first what it
-#      checks, under the number every list of the cases uses.
+#      checks, and the cases' headers are the list of cases
+#      (tests/vm/README.md, "The cases").
 # Rules 2 and 3 read the names from the registrations themselves, not from a
 # list kept here, so that a new parameter or attribute without its row in
 # README.md fails the check. "In a table" is a line starting with "|", out
@@ -201,7 +202,8 @@ table_names() {
 
 # case_headers ROOT: one line per guest case whose header is not
 # "# NN <description>" after the shebang and the runner's directives
-# ("# case-timeout: SEC", "# select: named"), each directive perhaps with a
+# ("# case-timeout: SEC", "# select: named", "# host: WHAT"; the runner
+# reads them anywhere, tests/vm/README.md), each directive perhaps with a
 # note in parentheses on the lines after it; nothing when all are.
 case_headers() {
 	local files=("$1"/tests/vm/cases/*.sh)
@@ -222,7 +224,7 @@ case_headers() {
 		else if (/\)[ \t]*$/) note = 0
 		next
 	}
-	/^# (case-timeout|select): / { next }
+	/^# (case-timeout|select|host): / { next }
 	/^# \(/ { if (!/\)[ \t]*$/) note = 1; next }
 	{
 		if (index($0, "# " num " ") == 1 && substr($0, length(num) + 4) ~ /[^ \t]/) done = 1
@@ -480,6 +482,12 @@ self_test() {
 	c=${cs[0]##*/}
 	sed -i '2,/^[^#]/{/^#/d}' "$t/tests/vm/cases/$c"
 	expect "$t" 5 "case $c without its header comment fails rule 5" "$c"
+
+	t=$(copy host)
+	cs=("$t"/tests/vm/cases/*.sh)
+	c=${cs[0]##*/}
+	sed -i '1a # host: packages' "$t/tests/vm/cases/$c"
+	expect "$t" "" "case $c with a \"# host:\" directive before its header passes every rule"
 
 	t=$(copy number)
 	cs=("$t"/tests/vm/cases/*.sh)

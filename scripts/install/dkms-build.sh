@@ -2,7 +2,8 @@
 # DKMS's MAKE[0] (scripts/install/dkms.conf.in): builds ib_srpt.ko in the
 # current directory (DKMS's copy of the source) for kernel KVER, whose build
 # tree is KDIR, with the g++ of the gcc major version that built that kernel
-# (C++ objects must match the kernel's compiler, see README "Kernels").
+# (C++ objects must match the kernel's compiler: README.md, "Supported
+# kernels").
 # Anything it cannot build for stops here with one line saying why, so DKMS
 # reports a failed build and installs nothing.
 #
@@ -24,7 +25,8 @@ src=$(cd "$here/../.." && pwd -P)
 fail() { echo "srpt-cxx: cannot build ib_srpt.ko for $kver: $*" >&2; exit 1; }
 
 [ -f "$kdir/.config" ] || fail "no kernel build tree at $kdir (install linux-headers-$kver)"
-# The oldest kernel the module is written for (6.1 LTS, README "Kernels").
+# The oldest kernel the module is written for (6.1 LTS, README.md,
+# "Supported kernels").
 ver=$(sed -n 's/^VERSION = \([0-9]*\)$/\1/p' "$kdir/Makefile" 2>/dev/null | head -n 1)
 patch=$(sed -n 's/^PATCHLEVEL = \([0-9]*\)$/\1/p' "$kdir/Makefile" 2>/dev/null | head -n 1)
 if [ -n "$ver" ] && [ -n "$patch" ] && [ $((ver * 1000 + patch)) -lt 6001 ]; then

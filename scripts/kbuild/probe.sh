@@ -13,9 +13,10 @@
 # distributions backport (Debian's 6.1.192 has rdma_rw_max_send_wr(), other
 # 6.1 builds do not). A probe that fails for another reason (a typo, a
 # missing header) reads as "absent": every probe below is expected to come
-# out present on at least one kernel of the matrix, which the README's table
-# and `make check`'s per-kernel probe line show. A control probe that needs
-# nothing new must compile, or the flags are wrong and the script fails.
+# out present on at least one kernel of the matrix, which the "probes for
+# <abi>:" line of `make module` shows (`make check` builds every kernel). A
+# control probe that needs nothing new must compile, or the flags are wrong
+# and the script fails.
 set -eu
 [ $# -ge 1 ] || { echo "usage: $0 CC [FLAG...]" >&2; exit 2; }
 

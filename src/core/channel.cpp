@@ -352,7 +352,8 @@ void Channel::release() {
   // and no receive completion of the QP runs after srpt_k_qp_destroy()
   // (queue.h). Not yet proven on a device that never raises Last WQE
   // Reached (rxe on 6.1): one it flushes during the destroy could come
-  // late; see README, "SRQ mode".
+  // late; see srpt_k_qp_drain_srq() in src/shim/queue.c and README.md,
+  // "Limitations".
   // The reference goes before waiters wake, so that whoever waits for this
   // channel (use_srq switch, device removal) can destroy the SRQ after.
   return_pending_to_srq();

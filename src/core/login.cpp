@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 // The login handler: srpt_cm_req_recv() of this target.
 //
-// Checks, in order, each with its SRP_LOGIN_REJ reason (README, "Login"),
-// grouped by the step of Target::login that makes them:
+// Checks, in order, each with its SRP_LOGIN_REJ reason, grouped by the step
+// of Target::login that makes them:
 //   parse        private data too short for an SRP_LOGIN_REQ  plain CM reject,
 //                                                             no SRP REJ
 //   login_port,  unknown device or port (view_port: gone      plain CM reject

@@ -6,8 +6,8 @@
 # latency versus concurrent logins when python3-matplotlib is there).
 #
 # usage: tests/bench/run.sh [--quick] [--module PATH]
-#   --quick        few repetitions (a smoke test of the machinery; both guests
-#                  took 12.5 min at host load 8)
+#   --quick        few repetitions (a smoke test of the machinery; it still
+#                  boots both guests)
 #   --module PATH  our module (default <checkout>/ib_srpt.ko)
 # Environment: the BENCH_* knobs of tests/bench/guest.sh; BENCH_MEM_MB
 #   (guest memory, default 4096); SRPT_VM_TIMEOUT (default 1200 s for the
@@ -83,10 +83,10 @@ write_job() {
 	} >"$dir/job.sh"
 }
 # The wall-clock guest's fio rounds are a cross-check when the
-# instruction-counted guest runs (its rounds spread by up to 2x here, and
-# the I/O goals are read from the other guest): three rounds instead of
-# five keep make bench under 15 minutes (17 min 15 s with five,
-# 2026-12-04). BENCH_FIO_ROUNDS sets both guests' rounds.
+# instruction-counted guest runs (its rounds spread with the host's load,
+# and the I/O goals are read from the other guest): three rounds instead of
+# five, to keep make bench under 15 minutes. BENCH_FIO_ROUNDS sets both
+# guests' rounds.
 icount=${BENCH_ICOUNT-shift=4,align=off,sleep=off} # the second guest's -icount (below)
 wall=()
 [ -n "${BENCH_FIO_ROUNDS:-}" ] || [ -z "$icount" ] || wall=(BENCH_FIO_ROUNDS=3)
@@ -102,15 +102,16 @@ SRPT_VM_SLUB_DEBUG= SRPT_VM_KFENCE= "$SRPT_ROOT/scripts/vm/boot.sh" --follow --m
 
 # The fio rounds once more, in a guest whose time is instruction-counted
 # (QEMU -icount, one vCPU thread): there a rate measures the work per I/O,
-# not the host's load. Wall-clock rounds of one boot spread by up to 2x on
-# this host; these agree within 0-3% (README, "Benchmarks"). Its own time
-# limit: one host thread runs both vCPUs (about 13 minutes under load).
-# ($icount, set above.) Its vCPUs (BENCH_ICOUNT_SMP): under -icount QEMU runs all vCPUs on one
+# not the host's load; wall-clock rounds spread with the host's load, these
+# agree (tests/bench/README.md, "Why the instruction-counted guest decides
+# the I/O goals"). Its own, longer time limit: one host thread runs all its
+# vCPUs. ($icount, set above.)
+# Its vCPUs (BENCH_ICOUNT_SMP): under -icount QEMU runs all vCPUs on one
 # host thread, round-robin, and a vCPU that busy-waits without halting can
 # keep the other from running at all. Before 6.5 the boot CPU waits for
 # each secondary that way (schedule() in a loop in do_boot_cpu): Debian's
 # 6.1 never got past "Booting SMP configuration", CPU 1 frozen at a
-# condition CPU 0 had already met (QEMU monitor, 2026-12-04). 6.5 made
+# condition CPU 0 had already met (as the QEMU monitor showed). 6.5 made
 # that wait the hotplug core's, which sleeps. So one vCPU before 6.5 (fio
 # then pinned to CPU 0), two from 6.5 on.
 icount_smp() {

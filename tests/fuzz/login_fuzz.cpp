@@ -21,11 +21,12 @@
 //
 // After every input, besides the fixture's teardown checks (THE OWNERSHIP
 // RULE for each cm_id, no leak, no bug report, no contract violation):
-//   - the first login's answer is the one the login table of the README
-//     gives for these bytes (computed here independently of the core), unless
-//     a failure was injected and the bytes pass every check that precedes
-//     the login's first allocation (the table accepts them), when a refusal
-//     with 0x00010001 is allowed too. No ACL (0x00010006) is decided before
+//   - the first login's answer is the one the login check table at the top
+//     of src/core/login.cpp gives for these bytes (computed here
+//     independently of the core), unless a failure was injected and the
+//     bytes pass every check that precedes the login's first allocation
+//     (the table accepts them), when a refusal with 0x00010001 is allowed
+//     too. No ACL (0x00010006) is decided before
 //     anything is built, so no injected failure can change that answer;
 //   - every answer is well formed: an accepted login returned 0 and sent one
 //     52-byte SRP_LOGIN_RSP echoing the tag and granting at most the
@@ -48,7 +49,7 @@ uint64_t be(const uint8_t* p, int n) {
   return v;
 }
 
-// What the README's login table answers. 0: accepted; ~0u: a plain CM
+// What login.cpp's check table answers. 0: accepted; ~0u: a plain CM
 // reject; else the SRP_LOGIN_REJ reason.
 constexpr uint32_t kAccept = 0, kPlain = ~0u;
 

@@ -35,9 +35,10 @@
  * channel. An ACL must admit each of those ids (over RDMA/CM the ACL names
  * the address, which all share).
  *
- * Every answer is checked against the README's login table, computed here
- * from the bytes as the target receives them (the CMs pad the private data
- * with zeros to their fixed size): the predicted SRP_LOGIN_REJ reason, or
+ * Every answer is checked against the login check table at the top of
+ * src/core/login.cpp, computed here from the bytes as the target receives
+ * them (the CMs pad the private data with zeros to their fixed size): the
+ * predicted SRP_LOGIN_REJ reason, or
  * establishment with an SRP_LOGIN_RSP that echoes the tag and grants the
  * requested IU length. Over IB/CM a changed initiator port id may or may not
  * still be admitted by the ACL (it names the initiator by its port id), so
@@ -286,7 +287,7 @@ static size_t make_login(const struct campaign *c, uint64_t index, uint8_t *req,
 /* ------------------------------------------------------------ the oracle */
 
 /*
- * What the README's login table answers for `req` as the target receives
+ * What login.cpp's check table answers for `req` as the target receives
  * it: 0 for established, else the SRP_LOGIN_REJ reason. *either is set when
  * 0x00010006 is as right as establishment (IB/CM, initiator port id changed).
  */

@@ -1,5 +1,7 @@
-# Helpers for the fault-injection cases (35-39): arm the module's fault points
-# (debugfs ib_srpt/fault), read its object counts (ib_srpt/objects) and walk a
+# Helpers for the cases that inject faults or read the module's object
+# counts (the fault walks 35-37 and every other case that sources this
+# file): arm the module's fault points (debugfs ib_srpt/fault, the points
+# in src/shim/fault.h), read its object counts (ib_srpt/objects) and walk a
 # fault point with real logins. Sourced after lib.sh and srp.sh.
 #
 # A login is one SRP_LOGIN_REQ from a raw test initiator over the CM named by

@@ -6,10 +6,11 @@
  *
  * Each lock belongs to a lock class named here. Lockdep checks ordering per
  * class, so locks that nest must be of different classes. The lock order of
- * the whole module is RDMA_CM, LOGIN, SRQ, then the others in the order
- * listed (TARGET, PORT, TEST, CHANNEL, IDLE_CACHE): a lock may only be
- * taken while holding locks of classes before it. (RDMA_CM, LOGIN and SRQ
- * were added after the first four; their values keep the others'.)
+ * the whole module is RDMA_CM, LOGIN, SRQ, TARGET, PORT, TEST, CHANNEL,
+ * IDLE_CACHE: a lock may only be taken while holding locks of classes before
+ * it. A class's value is not its place in that order; the unit tests' fake
+ * ranks the classes by the order (rank() in tests/unit/fake/lock.cpp). What
+ * each of the core's locks serialises: include/srpt/core/target.h.
  */
 #ifndef SRPT_ABI_LOCK_H
 #define SRPT_ABI_LOCK_H
@@ -20,7 +21,8 @@ SRPT_EXTERN_C_BEGIN
 
 enum srpt_lock_class {
 	SRPT_LOCK_TARGET = 0,	/* the device registry and global settings */
-	SRPT_LOCK_PORT = 1,	/* one RDMA port: its target port ids and TPGs */
+	SRPT_LOCK_PORT = 1,	/* no lock of the module; the fake's self-tests
+				 * nest it after TARGET */
 	SRPT_LOCK_TEST = 2,	/* host unit tests of the lock wrappers */
 	SRPT_LOCK_CHANNEL = 3,	/* spinlock: one channel's state, slots, credits */
 	SRPT_LOCK_LOGIN = 4,	/* one per RDMA port: serialises its logins with

@@ -3,7 +3,7 @@
 // which requests are refused with which SRP_LOGIN_REJ reason, and what a
 // successful login grants. Checks that need the registry (TPG enabled, ACL,
 // channel limit) and resources are made by the login handler, in the order
-// the README's table lists them.
+// of the table at the top of src/core/login.cpp.
 #pragma once
 
 #include <srpt/core/login_request.h>

@@ -10,7 +10,7 @@
 // GID 0 and the two names derived from it are read again after a port
 // event that may change them (Target::refresh_port): a GID change renames
 // the port for configfs lookups, while target ports made under the old
-// names stay bound to it (README "Port events").
+// names stay bound to it.
 //
 // Locking: everything mutable is guarded by the Target's lock, except the
 // pending events, which are atomic. The port's

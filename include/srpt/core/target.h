@@ -3,7 +3,13 @@
 // devices, ports and channels, the listeners, and decides every configfs
 // operation on the srpt fabric and every login.
 //
-// Locks, in the order they are taken:
+// Locks, in the order they are taken (the order of every lock class of the
+// module is include/srpt/abi/lock.h's; what each lock serialises is here):
+//   rdma_cm_lock_ (mutex) one write of discovery_auth/rdma_cm_port at a
+//                time, from its check of the port in use to the old
+//                listener's destruction (see its declaration below). Before
+//                every other lock: destroying a listener waits for its
+//                logins, which take those.
 //   Port::login_lock() (mutex, one per RDMA port) serialises the logins on
 //                that port with whatever changes what they use: disabling
 //                and dropping a TPG of the port (a login's TPG stays valid
@@ -26,7 +32,13 @@
 //                devices' SRQ pointers, listener state. Never held while
 //                calling into the target core or the CM, nor while waiting
 //                for a channel.
-//   Channel::lock_ (spinlock) inside one channel.
+//   Channel::lock_ (spinlock) inside one channel. The channel's dispatch
+//                gate has a spinlock of the same class, never nested with it
+//                (channel.h).
+//   IdleCache::lock_ (spinlock) inside one of a device's two idle caches,
+//                of receive rings and of command-context sets (idle_cache.h).
+//                Innermost: nothing is taken under it, and never both at
+//                once.
 // Waiting for a channel's release happens with lock_ dropped: the release
 // work takes lock_ to unlink the channel.
 #pragma once
@@ -135,7 +147,7 @@ class Target : Pinned {
   // After `events` (mask of 1 << srpt_port_event): logs an ACTIVE/down
   // change; on any event but PORT_ERR reads GID 0 again (a new one renames
   // the port) and makes the DM agent the port lacks. One log line per
-  // change (README "Port events").
+  // change.
   void refresh_port(Device& dev, Port& port, u32 events) SRPT_EXCLUDES(lock_);
   Port* find_attached_port(const ParsedPortName& name) SRPT_REQUIRES(lock_);
   Device* find_device(srpt_k_device* kdev) SRPT_REQUIRES(lock_);
@@ -150,7 +162,7 @@ class Target : Pinned {
   // SINGLE login (!multi) not those of its own nexus, which it replaces.
   usize session_channels(const Channel& ch, bool multi) SRPT_REQUIRES(lock_);
   // Calls fn(tpg, name) -> bool for each enabled TPG of the port and each
-  // session name it is tried under, in the order of README "Login", until
+  // session name it is tried under, in the order of initiator_name.h, until
   // fn returns true. Returns whether an enabled TPG was found (true when fn
   // returned true).
   template <class Fn>

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-// The login handler's refusals (the table at the top of src/core/login.cpp
-// and in README "Login"), row by row, through srpt_core_login() with the
-// fake CM. Every refusal must return non-zero and leave the cm_id to the CM
+// The login handler's refusals (the table at the top of src/core/login.cpp),
+// row by row, through srpt_core_login() with the fake CM. Every refusal must return non-zero and leave the cm_id to the CM
 // core (the harness destroys it as the caller; LoginTest's TearDown checks
 // that nobody else did), and every SRP-level refusal must carry an
 // SRP_LOGIN_REJ with its reason and the request's tag.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 // Which initiator names a login is looked up under, in which TPGs, in which
-// order (README "Login", include/srpt/core/initiator_name.h), and which ACL
+// order (include/srpt/core/initiator_name.h), and which ACL
 // directory names configfs may create (srpt_core_acl_name_check).
 #include <srpt/abi/fabric.h>
 

@@ -2,7 +2,7 @@
 # 06 the rxe device is removed while a target port with an enabled TPG exists
 # (by both names): nothing crashes, then the TPG and ports rmdir cleanly and
 # the module unloads.  (The runner then re-creates rxe0.) Our module's
-# contract (README): the target ports stay in configfs with their TPGs
+# contract: the target ports stay in configfs with their TPGs
 # disabled, each named in a log line, and enabling a TPG again (after the
 # user disabled it) is refused with ENODEV and a log line naming the
 # removed port.

@@ -1,8 +1,8 @@
 #!/bin/bash
 # 20 the login table over RDMA/CM, as a hostile initiator sees it on the
 # wire: each malformed or refused login gets its CM reject and SRP reason
-# (README, "Login"), a valid one the SRP_LOGIN_RSP, and nothing is left
-# behind.
+# (the check table of src/core/login.cpp), a valid one the SRP_LOGIN_RSP,
+# and nothing is left behind.
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
 . "$SRPT_ROOT/tests/vm/hostile.sh"

@@ -1,9 +1,10 @@
 #!/bin/bash
 # 28 login fuzz over RDMA/CM: tests/tools/login_fuzz sends 500 (make check;
 # make fuzz-guest: 10,000) mutated and random login requests seeded from a
-# valid one, each answered as the README's login table says, then a valid
-# login is still established, no channel is left and the module unloads
-# cleanly (the runner fails the case on any Oops/WARN in its kernel log).
+# valid one, each answered as the check table of src/core/login.cpp says,
+# then a valid login is still established, no channel is left and the
+# module unloads cleanly (the runner fails the case on any Oops/WARN in its
+# kernel log).
 . "$SRPT_ROOT/tests/vm/lib.sh"
 . "$SRPT_ROOT/tests/vm/srp.sh"
 . "$SRPT_ROOT/tests/vm/hostile.sh"

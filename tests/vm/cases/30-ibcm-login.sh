@@ -4,8 +4,9 @@
 # SRP_LOGIN_REQ as REQ private data is answered with a sane SRP_LOGIN_RSP in
 # the REP and gives a live ib_cm channel that the initiator's DREQ releases;
 # a bad opcode, IU length, buffer format and target port id are rejected
-# with the SRP reasons of the README's login table; a REQ for a service id
-# nobody listens on is rejected by the CM (reason 8), without SRP reply.
+# with the SRP reasons of the check table of src/core/login.cpp; a REQ for a
+# service id nobody listens on is rejected by the CM (reason 8), without SRP
+# reply.
 # The valid login's release also gets a late COMM_EST on its QP after the
 # cm_id is gone (fault point qp_event_late): it must not reach the destroyed
 # cm_id, which KASAN reports on the debug kernel.

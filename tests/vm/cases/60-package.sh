@@ -1,14 +1,16 @@
 #!/bin/bash
-# 60 the Debian package as an administrator uses it (README "Installing"):
-# `apt install` of the package built on the host (make deb), DKMS builds
-# the module for this kernel; the name ib_srpt resolves to ours for
-# modprobe and for rtslib (the target core autoloads no srpt); targetcli
-# configures and saves; with ib_srp logged in and I/O running, an upgrade to a later version
-# replaces the file and says the old module keeps running; a simulated
-# reboot (everything unloaded, `targetctl restore` as rtslib-fb-targetctl
-# does at boot) brings the target back on the new module; `apt remove` puts
-# the in-tree driver back. DKMS compiling the module under TCG is most of
-# the case: 36 minutes with two debug guests beside it (load 10).
+# 60 the Debian package as an administrator uses it (README.md, "Build and
+# install"): `apt install` of the package built on the host (make deb),
+# DKMS builds the module for this kernel; the name ib_srpt resolves to ours
+# for modprobe and for rtslib (the target core autoloads no srpt); targetcli
+# configures and saves; with ib_srp logged in and I/O running, an upgrade to
+# a later version replaces the file and says the old module keeps running; a
+# simulated reboot (everything unloaded, `targetctl restore` as
+# rtslib-fb-targetctl does at boot) brings the target back on the new
+# module; `apt remove` puts the in-tree driver back. DKMS compiling the
+# module under TCG is most of the case, and beside other guests it takes
+# several times as long as alone: hence a case-timeout far above the other
+# cases'.
 # case-timeout: 3600
 # host: packages
 # select: named
