@@ -8,10 +8,11 @@
 # "N passed, N failed", and the last line is the grand total.
 #
 # Environment: SRPT_DEBUG_CASES="01 10 ..." runs only the cases with these
-# numbers; SRPT_VM_SHARDS (default 3 here: the cases took 1 h 51 min in
-# three guests on 2026-12-04, about 2 h 50 min of work in two).  Timeouts: the guest and per-case limits of the suite
-# scaled for a kernel with KASAN and lockdep under TCG (a limit, not a check:
-# cases keep their own bounds).
+# numbers; SRPT_VM_SHARDS (default 3 here, 1 with SRPT_DEBUG_CASES: the
+# whole suite takes hours on the debug kernel, and three guests finish it
+# well before two; see the shards below).  Timeouts: the guest and per-case
+# limits of the suite scaled for a kernel with KASAN and lockdep under TCG
+# (a limit, not a check: cases keep their own bounds).
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd -P)
 logdir=$here/build/check-debug
@@ -57,7 +58,7 @@ step prepare "$here/scripts/vm/prepare.sh" || abort "preparing the guest for the
 run_suite debug-selftest "$here/tests/vm/selftest.sh" --debug
 # SRPT_DEBUG_CASES: tests/vm/suite.sh's SRPT_VM_CASES (case numbers).
 # Three guests, the most two cores carry without starving the initiator's
-# timers (README, "Debug kernel"); a subset runs in one.
+# timers; a subset runs in one.
 shards=3
 [ -z "${SRPT_DEBUG_CASES:-}" ] || shards=1
 SRPT_VM_SHARDS=${SRPT_VM_SHARDS:-$shards} SRPT_VM_CASES=${SRPT_DEBUG_CASES:-} run_suite debug-guest "$here/tests/vm/suite.sh" \

@@ -7,9 +7,8 @@
 #            a /bin/sh script run as root in the guest (see scripts/vm/init).
 #   --follow copy the guest's job output (OUTDIR/guest.log) to stdout live.
 #   --smp N  vCPUs (default 2, env SRPT_VM_SMP). One vCPU does not make a
-#            debug guest faster when three share two cores (case 10: 513 s
-#            against 475 s with two, 2026-12-03), and two keep real
-#            concurrency in the guest.
+#            debug guest faster when three share two cores, and two keep
+#            real concurrency in the guest.
 #
 # Results in OUTDIR: console.log (serial console: kernel log and init lines),
 # qemu.log (QEMU's own stderr), guest.log (job output), job.status (job's exit
@@ -58,10 +57,9 @@ rm -f "$out/job.status" "$out/guest.log" "$out/console.log"
 # SRPT_VM_SLUB_DEBUG= (empty) turns it off, another value replaces it.
 # The debug kernel leaves out kmalloc-*: KASAN already checks every kmalloc
 # byte for byte (out of bounds, use after free, double free) and records
-# each object's allocation and free stacks, so SLUB's checks there repeat
-# KASAN's at a cost: case 10 took 475 s with them and 355 s without, with
-# three debug guests on two cores (2026-12-03). Our own command cache and
-# the target core's keep them.
+# each object's allocation and free stacks, so SLUB's checks there would
+# repeat KASAN's and slow every case that allocates. Our own command cache
+# and the target core's keep them.
 slub_default='FZPU,kmalloc-*,srpt*,se_*,t10_*'
 [ -z "$VM_DEBUG" ] || slub_default='FZPU,srpt*,se_*,t10_*'
 slub=
@@ -76,7 +74,7 @@ slub=
 # fills them in again pgtable_l5_enabled() reads false, KASAN takes the
 # 4-level layout's bounds, and an interrupt in that window reports its
 # irq_desc lock in the 5-level direct map (ff11...) as a wild-memory-access
-# (6.12.118, seen in 2 of about 20 debug boots under load). With no5lvl
+# (6.12.118, a race that a debug boot under load can lose). With no5lvl
 # the bit is cleared for good before that, so both agree. Production
 # kernels' guests keep 5-level paging.
 dbg=
@@ -85,35 +83,34 @@ dbg=
 # KFENCE on from boot, one sampled allocation every 100 ms (the debug
 # kernel's built-in default; Debian builds KFENCE in with the interval 0,
 # i.e. off). On at boot, its 2 MiB pool comes from memblock; a case that
-# turned it on later made the kernel find 2 MiB of contiguous memory then,
-# migrating pages and splitting the direct map: 0.1 to 2.8 s in a quiet
-# guest (2026-12-04). The first CI run of case 36 doing that (16th case in
-# its guest) failed on a soft lockup of 26 s in bash, which was blamed on
-# the late start; it came again in CI with KFENCE on from boot, and its
-# cause was the guest's clock (the TSC, below). Case 36 now only shortens
-# the interval. SRPT_VM_KFENCE=MS sets the interval, empty leaves
-# the kernel's own (the benchmark's guests: Debian's kernel as it ships).
+# turned it on later would make the kernel find 2 MiB of contiguous memory
+# then, migrating pages and splitting the direct map, up to seconds of the
+# guest's time in the middle of the case. So case 36 only shortens the
+# interval. (The soft lockups a guest can report without a bug come from
+# its clock and from first touches of memory, below, not from KFENCE.)
+# SRPT_VM_KFENCE=MS sets the interval, empty leaves the kernel's own (the
+# benchmark's guests: Debian's kernel as it ships).
 kfence=
 [ -z "${SRPT_VM_KFENCE-100}" ] || kfence="kfence.sample_interval=${SRPT_VM_KFENCE-100}"
 
 # The guest's TSC frequency, given (tsc_early_khz=) rather than calibrated.
 # A TCG guest's TSC is the host's, but the kernel calibrates it against the
-# emulated PIT and HPET, and on a loaded host that goes wrong: "PIT
-# calibration deviates from HPET: 53551 2692798 ... Detected 53.551 MHz"
-# (6.12, three guests on two cores, 2026-12-05) made every clock and timer
-# of the guest run tens of times too fast until the TSC was declared
-# unstable; an RCU stall was reported at 67 s of boot, and the guest's
-# uptime at power-off was 315 s after 232 s of QEMU. Measured on the host
-# (scripts/vm/tsc-khz.c) at each boot; run.sh checks the guest's clock
-# against the host's (tests/vm/clock.sh). SRPT_VM_TSC_KHZ=N gives N,
-# empty leaves the calibration to the guest. Given, the TSC is also declared
+# emulated PIT and HPET, and on a loaded host that goes wrong: with "PIT
+# calibration deviates from HPET" the kernel can settle on a TSC frequency
+# far below the real one (6.12, three guests on two cores), and every clock
+# and timer of the guest then runs tens of times too fast until the TSC is
+# declared unstable: RCU stalls are reported early in boot, and the guest's
+# uptime runs ahead of QEMU's time. The host's frequency is taken at each
+# boot by scripts/vm/tsc-khz.c; run.sh checks the guest's clock against the
+# host's (tests/vm/clock.sh). SRPT_VM_TSC_KHZ=N gives N, empty leaves the
+# calibration to the guest. Given, the TSC is also declared
 # reliable (tsc=reliable): QEMU reads one host TSC for every vCPU, so they
-# are in step, but the kernel's checks said otherwise under TCG in 24 of
-# about 60 boots here ("TSCs unsynchronized" at boot, or the clocksource
-# watchdog's "excessive read-back delay" of HPET mid-run), and the guest then
-# kept time with the emulated HPET: an MMIO exit into QEMU, under its global
-# lock, for every clock read of either vCPU. Under -icount the guest's TSC
-# follows executed instructions, not the host's: calibrated there.
+# are in step, but under TCG the kernel's checks often say otherwise
+# ("TSCs unsynchronized" at boot, or the clocksource watchdog's "excessive
+# read-back delay" of HPET mid-run), and the guest then keeps time with the
+# emulated HPET: an MMIO exit into QEMU, under its global lock, for every
+# clock read of either vCPU. Under -icount the guest's TSC follows executed
+# instructions, not the host's: calibrated there.
 tsc=
 if [ -z "${SRPT_VM_ICOUNT:-}" ]; then
 	khz=${SRPT_VM_TSC_KHZ-}
@@ -130,15 +127,14 @@ fi
 
 # The soft-lockup detector reports a CPU that has not scheduled for
 # 2 * watchdog_thresh seconds; the guests use 30 (60 s) instead of the
-# kernel's 10. Under TCG a vCPU stops whenever the host stalls QEMU, and
-# this host (itself a VM) makes a first touch of fresh memory wait on its
-# own hypervisor: 2 GiB touched in 147 s, one 4 KiB page in 2.2 s (2 MiB
-# pages: 11-22 s per GiB, one in 1.7 s), 2026-12-05. Every soft lockup a
-# run has reported (22 s once, 26 s three times: bash in case 36 twice in
-# CI, dd in cases 47 and 48) had a guest task in clear_page_erms, the first
-# write to a page the guest had never used, and nothing of ours on the
-# stack. A CPU that really stops scheduling is still reported, after 60 s: the
-# runner's self-test spins without a scheduling point and must fail
+# kernel's 10. Under TCG a vCPU stops whenever the host stalls QEMU, and a
+# host that is itself a VM makes a first touch of fresh memory wait on its
+# own hypervisor, at times for seconds per page (4 KiB and 2 MiB pages
+# alike): a guest task in clear_page_erms (the first write to a page the
+# guest had never used), with nothing of ours on the stack, can then go
+# longer than the kernel's 20 s without scheduling, a soft lockup that is
+# no bug. A CPU that really stops scheduling is still reported, after 60 s:
+# the runner's self-test spins without a scheduling point and must fail
 # (tests/vm/selftest/cases/12-spin.sh). Other detectors keep their
 # thresholds (RCU stalls 21 s, hung tasks 120 s).
 lockup="watchdog_thresh=30"

@@ -14,10 +14,10 @@
 // log the same name: when they do, two threads that claim a slot for the
 // same new name at once can both succeed (one slot then idles out the
 // interval), and a restart racing a count can cut a line it should admit
-// (log_limit.h). Under a loaded host that cost 8 of 170 lines once in about
-// a hundred runs (make check, 2026-12-02: "admitted 170 and 162"). So the
-// same-names run checks the ceiling and the reports (and gives
-// ThreadSanitizer the most sharing); the own-names run checks the floor.
+// (log_limit.h). On a loaded host that happens, rarely, and the floor is
+// then a few lines short. So the same-names run checks the ceiling and the
+// reports (and gives ThreadSanitizer the most sharing); the own-names run
+// checks the floor.
 #include <gtest/gtest.h>
 
 #include <atomic>

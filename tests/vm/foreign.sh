@@ -12,7 +12,8 @@
 # (under TCG: a stale translation after the kernel patched its own code,
 # "Oops: int3" at boot; a double fault with garbage in EFLAGS), not about
 # anything this project builds. tests/vm/run.sh boots such a guest once
-# more for the cases it had not reported (README, "Findings").
+# more for the cases it had not reported (tests/vm/README.md, "Boots that
+# do not reach the job, and foreign deaths").
 #
 # The same reading of reports prints a failed case's first report whole
 # (case_first_report), for the host's TAP output.
@@ -31,7 +32,8 @@ console_report_lines() {
 # and freed); nothing when FILE holds no report. The register dump, the
 # code bytes and the hardware line are left out (FILE keeps them): CI shows
 # the first twenty-odd lines of a failed suite, and with them in, a soft
-# lockup's report ended there before its first frame (CI of stop 38).
+# lockup's report would end there before its first frame (lib-checks.sh:
+# "case_first_report's first 20 lines reach a soft lockup's frames").
 case_first_report() {
 	local f=$1 n
 	n=$(console_report_lines "$f" | head -n 1 | cut -d: -f1)

@@ -130,10 +130,10 @@ for c in $SRPT_VM_CASES; do
 		# group); the runner keeps its own deadline in case timeout itself
 		# cannot return.
 		# A case may ask for more time with a line "# case-timeout: SEC",
-		# a bound for a hang measured on a production kernel: WAIT_SCALE
-		# times that on the debug kernel, like every wait (case 13's 100
-		# cycles took 38 s each there beside two other debug guests, past
-		# check-debug's flat 3600 s, 2026-12-03).
+		# a bound for a hang on a production kernel: WAIT_SCALE times that
+		# on the debug kernel, like every wait (a case there takes several
+		# times as long as on a production kernel, some far more than
+		# others, so no one flat limit both fits them and bounds a hang).
 		ct=$(sed -n 's/^# case-timeout: \([0-9][0-9]*\)$/\1/p' "$c" | head -n 1)
 		[ -z "$ct" ] || ct=$((ct * WAIT_SCALE))
 		[ -n "$ct" ] && [ "$ct" -gt "$case_timeout" ] || ct=$case_timeout

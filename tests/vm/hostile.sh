@@ -106,8 +106,8 @@ ti_hostile_target() {
 	srp_target "$(ti_port_name "$1")" "$(ti_acl_name "$1")"
 }
 
-# ti_login_table CM: every row of the README's login table that an
-# initiator can provoke, as the initiator sees it on the wire.
+# ti_login_table CM: every row of the login check table (src/core/login.cpp)
+# that an initiator can provoke, as the initiator sees it on the wire.
 ti_login_table() {
 	local cm=$1 tid iid t rsp
 	tid=$(ti_target_port_id)
@@ -171,8 +171,8 @@ ti_after_rep() {
 	# IB/CM, the target's REP times out first.
 	# Over IB/CM that channel lives only as long as the REP retries (about
 	# 4.5 s), which a poll of the channel list can miss on a starved guest
-	# (the debug kernel beside two other debug guests, 2026-12-03); the
-	# kernel log's line for the accepted login stays.
+	# (the debug kernel beside two other debug guests); the kernel log's
+	# line for the accepted login stays.
 	kmsg_mark "$cm no-rtu"
 	ti_bg "$TMPDIR/no-rtu.out" "$cm" --login "$iid" "$tid" --after no-rtu --hold-ms 120000
 	pid=$TI_PID
@@ -187,13 +187,12 @@ ti_after_rep() {
 	# timeout, times its retries + 1): rdma_cm's 20 and 15 make that about
 	# 65 s, and the IB/CM initiator is given the same here. A disable that
 	# waited would take that long, whatever the kernel's speed; one that
-	# did not takes the release alone: 0.26 to 1.9 s (12 runs, both CMs,
-	# TCG on a 2-core host shared with builds), 0.8 to 6.3 s on the debug
-	# kernel beside two other debug guests (2026-12-03; a bound of 4.5 s,
-	# the IB/CM tool's default DREQ time-out, failed cases 21 and 22 there).
-	# The bound catches a disable that waits: a mutant whose channel
-	# release, on a TPG disable, waited for the answer to its DREQ failed
-	# case 22 here with 73.7 s and case 21 with 71.0 s (6.1, 2026-12-03).
+	# did not takes the release alone: a second or two under TCG on a
+	# 2-core host shared with builds, and on the debug kernel beside two
+	# other debug guests it can take longer than the IB/CM tool's default
+	# DREQ time-out of 4.5 s. The 30 s bound lies between the two: a
+	# channel release that waits, on a TPG disable, for the answer to its
+	# DREQ takes over a minute and fails cases 21 and 22.
 	local slow=()
 	[ "$cm" = ib ] && slow=(--cm-timeout 20 --cm-retries 15)
 	ti_bg "$TMPDIR/vanish.out" "$cm" --login "$iid" "$tid" --after vanish --hold-ms 120000 "${slow[@]}"

@@ -148,8 +148,8 @@ PY
 # dd at block size BS (direct or buffered), compared. The device is read and
 # written BS at a time, the guest's own files (tmpfs) 64 KiB at a time: one
 # 8 MiB write() into tmpfs is one kernel copy with no scheduling point, and
-# on the debug kernel with three guests on two cores one took over 20 s,
-# which the soft-lockup detector reports (case 47, 2026-12-04: dd in
+# on the debug kernel with three guests on two cores one can take long
+# enough for the soft-lockup detector to report it (dd in
 # copy_page_from_iter_atomic under shmem_file_write_iter).
 io_dd_verify() {
 	local dev=$1 bs=$2 count=$3 flag=$4 t=64k

@@ -217,8 +217,8 @@ check "case_first_report prints nothing for a slice without a report" \
 	test -z "$(case_first_report "$tmp/c-clean")"
 
 # guest_clock_verdict (clock.sh): the guest's uptime at the job's end
-# against QEMU's time. The fast one is the run of 2026-12-05 whose guest
-# had calibrated its TSC at 53.551 MHz.
+# against QEMU's time. The fast one is a guest that calibrated its TSC far
+# too low (scripts/vm/boot.sh), its uptime well ahead of QEMU's time.
 . "$SRPT_ROOT/tests/vm/clock.sh"
 clock_console() { # clock_console FILE UPTIME
 	printf '[    1.000000] clocksource: Switched to clocksource tsc\nsrpt-vm-init: job exited with status 0 (%ss), powering off\n[  %s] reboot: Power down\n' "$2" "$2" >"$1"

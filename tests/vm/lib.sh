@@ -249,8 +249,8 @@ rxe_add() {
 }
 # veth_ll_ready [NETDEV]: the netdev's IPv6 link-local address is there and
 # past duplicate address detection. Until then a MAD to GID 0 (which is that
-# address) cannot be sent: umad_send fails with ETIMEDOUT for about a second
-# after the port is ACTIVE again (measured on 6.12, 3 of 6 link down/ups).
+# address) cannot be sent: on 6.12 umad_send can fail with ETIMEDOUT for
+# about a second after the port is ACTIVE again.
 veth_ll_ready() {
 	local a
 	a=$(ip -6 -o addr show dev "${1:-$VETH0}" scope link 2>/dev/null)

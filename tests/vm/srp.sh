@@ -95,8 +95,8 @@ srp_rxe_objects() {
 # srp_logout: delete every SRP remote port; waits until they are gone and
 # ib_srp has freed its QPs and CQs. The remote port leaves sysfs before
 # srp_remove_target() frees the channels, so a baseline of rxe0's objects
-# taken at that moment still counts a channel of ib_srp's (case 44 on 6.12
-# in CI, 2026-12-02: baseline qp=2 cq=5, later qp=1 cq=3).
+# taken at that moment can still count a channel of ib_srp's, and a later
+# count then finds fewer QPs and CQs than the baseline.
 srp_logout() {
 	srp_delete_remote_ports ||
 		fail "SRP remote ports still present $((10 * WAIT_SCALE)) s after delete"
@@ -109,8 +109,8 @@ srp_rxe_idle() { [ "$(srp_rxe_objects)" = 0 ]; }
 # srp_disk_timeout NAME: the SCSI command timeout of disk NAME. sd's 30 s
 # assumes a kernel that moves a few thousand commands a second; the debug
 # kernel (KASAN, lockdep, kmemleak under TCG) moves 30-50 4 KiB writes a
-# second, in-tree ib_srpt and ours alike (measured with case 45 on both,
-# 2026-12-01), so 32 queued 1 MiB writes outlive 30 s there and the SCSI
+# second, in-tree ib_srpt and ours alike (case 45 runs on both), so 32
+# queued 1 MiB writes outlive 30 s there and the SCSI
 # error handler aborts them: an I/O error no driver caused. On a kernel with
 # KASAN the timeout is 300 s; elsewhere sd's default stays.
 srp_disk_timeout() {

@@ -77,10 +77,10 @@ for k in $(seq 0 $((shards - 1))); do
 	# shellcheck disable=SC2086  # the case list splits on purpose
 	# Each guest runs half the suite; the limits are run.sh's defaults
 	# scaled for that (options given to suite.sh come later and win).
-	# The guest's limit bounds a hang (each case has its own inside): a
-	# 6.12 shard takes 1600-1700 s on this machine and took 2354 s
-	# in a clean-clone make check beside a check-kernels run (2026-12-02),
-	# 46 s short of the old 2400 s; 6.1's shards ran past it there.
+	# The guest's limit bounds a hang (each case has its own inside), and
+	# it lies above a shard's time on a loaded host too: there (a
+	# clean-clone make check beside a check-kernels run) a shard takes
+	# about half as long again as on a quiet one.
 	SRPT_VM_SKIP_PREPARE=1 "$SRPT_ROOT/tests/vm/run.sh" --out "$out" \
 		--timeout 3000 --case-timeout 480 "$@" ${shard_cases[$k]} \
 		>"$out.tap" 2>&1 &

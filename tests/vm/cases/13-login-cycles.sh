@@ -36,8 +36,8 @@ log "$CYCLES cycles in $(($(date +%s) - start)) s"
 # (RecvRingCache, CmdContextCache) are given back 5 s after the last
 # release: the memory check below sees none of them. On 6.1, 6.12 and 7.3
 # each login follows the last release within a second or two and takes the
-# released channel's ring and contexts (101 of 100 cycles, 2026-12-06), so
-# the disk scan of each cycle runs on rebound contexts; on the debug kernel
+# released channel's ring and contexts, so the disk scan of each cycle runs
+# on rebound contexts; on the debug kernel
 # a cycle's logout and login are about 20 s apart and nothing is reused,
 # hence counts logged, not required.
 if ! srpt_is_intree; then

@@ -24,10 +24,9 @@ kmsg_mark "31 no-rtu"
 IBCM_EXEC=1 ibcm_login "$iid" --after no-rtu --hold-ms 60000 >"$o/31-nortu.out" &
 pid=$!
 # The channel lives only until the target's REP retries run out (about
-# 4.5 s), so a poll of the channel list can miss it on a starved guest: the
-# debug kernel beside two other debug guests did (2026-12-03: the channel
-# came and went between two polls, and the wait for it failed). The
-# kernel log's line for the accepted login stays.
+# 4.5 s), so a poll of the channel list can miss it on a starved guest (the
+# debug kernel beside two other debug guests): the channel can come and go
+# between two polls. The kernel log's line for the accepted login stays.
 wait_for "the no-RTU login accepted (kernel log)" srp_login_accepted_since "31 no-rtu" "0x$iid"
 log "channels after the REP: $(srp_channels)"
 wait_channels_max 0 40

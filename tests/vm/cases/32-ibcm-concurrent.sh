@@ -19,10 +19,10 @@ for i in $(seq 1 $((N - 1))); do
 done
 
 # The target handles the REQs one at a time. On the debug kernel (three
-# debug guests on two cores, 2026-12-03) the last of the 16 was answered
-# after 5.09 s, past the tool's 5 s limit, and in another run a REQ's three
-# CM retries (about 7 s) ran out first. There the tool waits WAIT_SCALE
-# times as long and ib_cm resends a REQ up to 15 times, as ib_srp does.
+# debug guests on two cores) the last of the 16 can be answered past the
+# tool's 5 s limit, or a REQ's three CM retries (about 7 s) can run out
+# first. There the tool waits WAIT_SCALE times as long and ib_cm resends a
+# REQ up to 15 times, as ib_srp does.
 # Every login must still be established.
 retries=()
 [ "$WAIT_SCALE" -gt 1 ] && retries=(--cm-retries 15)

@@ -64,9 +64,10 @@ dev=$(io_disk ch_count=2) || exit 1
 # 120 s (times WAIT_SCALE). The port keeps these timers through (c), and
 # dev_loss_tmo is ib_srp's deadline for (c)'s whole disconnection, from the
 # session's close to the ACL's return: it spans fio's end and the checks
-# below (their dmesg scans grow with the guest's log): 3.5 s on 6.1, 40 s
-# on the debug kernel, and on a slower machine late in a shard more than
-# 120 s (2026-12-06: the port was removed 2.4 s before the ACL was back).
+# below (their dmesg scans grow with the guest's log): about 3.5 s on 6.1,
+# 40 s on the debug kernel, and on a slower machine late in a debug shard
+# more than 120 s, hence the scaling: a port ib_srp dropped before the ACL
+# was back would fail the case.
 dio_rport_tmo 1 30 $((120 * WAIT_SCALE))
 dio_fio_start tpg --filename="$dev" "${DIO_FIO_W[@]}"
 dio_wait_io "$dev" 1000
@@ -89,9 +90,9 @@ dio_channels_idle 2
 # listener is off: a reconnect between the ACL's mkdir and its LUN mapping
 # would log in to a session without LUN 0 (more write-protected errors).
 # 64 MiB per job: the removal must meet fio's writes. Reads in that window
-# are served by the virtual LUN too: in one run whose removal met fio's
-# read-back phase, fio reported a verification failure besides EREMOTEIO
-# (not traced further).
+# are served by the virtual LUN too: a removal that meets fio's read-back
+# phase can make fio report a verification failure besides EREMOTEIO (its
+# cause not traced).
 dio_fio_start acl --filename="$dev" "${DIO_FIO_W[@]}" --size=64M
 dio_wait_io "$dev" 1000
 dio_expect_running "ACL removal"

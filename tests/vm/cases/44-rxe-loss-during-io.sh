@@ -1,7 +1,7 @@
 #!/bin/bash
 # case-timeout: 420
 # 44 rxe link loss during ib_srp I/O (fio with crc32c verification), as
-# measured with ib_srp on Debian's 6.1:
+# ib_srp on Debian's 6.1 goes through it:
 # (a) veth0, the netdev under rxe0, goes down for 2 s and comes up again
 #     (port error, port active) under light fio (QD 1, 20 IOPS, one
 #     channel). ib_srp's next send fails, it blocks its remote port and
@@ -14,8 +14,8 @@
 #     retries (~100 s) holding its remote port's mutex, and the kernel
 #     reports its fast_io_fail work as a hung task. The target's DREQ (a
 #     response it sends in that window fails and closes the channel) waits
-#     for the port since 2026-12-02 (Channel::await_port_for_disconnect;
-#     before that, CI hit it on 6.12). ib_srp's own DREQ, from a reconnect
+#     for the port (Channel::await_port_for_disconnect; case 51 makes that
+#     window deterministic). ib_srp's own DREQ, from a reconnect
 #     attempt while the link is down, is out of our hands: hence the late
 #     first reconnect.
 # (b) `rdma link delete rxe0` under fio (QD 32, two channels): both ib_srp and the target lose the

@@ -1,7 +1,7 @@
 #!/bin/bash
 # case-timeout: 240
-# 51 A channel the target closes while its port is down (the CI failure of
-# case 44 on 6.12, 2026-12-02, made deterministic). rxe turns a send it
+# 51 A channel the target closes while its port is down (what case 44 can
+# meet by chance, made deterministic). rxe turns a send it
 # cannot route into the error state of the sending QP; for the port's GSI
 # QP (QP1) that is for good: every later MAD on the device is lost, so no
 # login on rxe0 is ever answered again (ib_srp then waits out its REQ

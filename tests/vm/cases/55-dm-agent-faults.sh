@@ -44,8 +44,8 @@ for point in dm_port_cap dm_agent; do
 	run ip link set "$VETH0" up
 	wait_port ACTIVE
 	# The query goes to GID 0, whose IPv6 address is still tentative when
-	# the port is ACTIVE: a MAD sent then times out in umad_send (clean-clone
-	# make check, 2026-12-02: "got ''"; 3 of 6 queries right after ACTIVE).
+	# the port is ACTIVE: a MAD sent then times out in umad_send, and the
+	# query comes back empty (lib.sh, veth_ll_ready).
 	wait_for "veth0's link-local address past DAD" veth_ll_ready
 	wait_for "the agent registered" agent_registered "55 $point"
 	expect_dmesg_since "55 $point" "ib_srpt: $RXE port 1: device management agent registered" \

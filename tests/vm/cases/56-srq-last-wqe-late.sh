@@ -3,10 +3,11 @@
 # also the first one on a device. The event comes from the device when its
 # receive side next runs in the error state; until then a request the QP
 # took before the error may still complete to the shared CQ, and its
-# completion must not find the QP, its channel or the SRQ gone (CI of stop
-# 36: "BUG kmalloc-96: Object corrupt" in case 41 on 7.3, whose first SRQ
-# channels on a device were torn down without waiting: the wait was only
-# for devices that had raised the event before).
+# completion must not find the QP, its channel or the SRQ gone. A target
+# that waited only on devices that had raised the event before would tear
+# a device's first SRQ channels down without waiting, and SLUB would find
+# the freed memory written ("BUG kmalloc-96: Object corrupt", in case 41 on
+# 7.3).
 # The fault point last_wqe_late holds the event of the first QP back for
 # 300 ms; its channel logs out; the objects file counts QPs on an SRQ
 # destroyed before the event (srq_qps_destroyed_before_last_wqe), which

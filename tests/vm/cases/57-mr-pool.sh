@@ -5,10 +5,10 @@
 # reserves three work requests per context: register, move, invalidate).
 # With srp_sq_size 16 the pool holds 5: a command of 4 segments moves its
 # data (a write, then a read), one of 8 can never be mapped and is
-# answered CHECK CONDITION with a log line, and the channel goes on. (A
-# review, 2026-12-06: rdma_rw's -EAGAIN for the empty pool went to the
-# target core, which retries -EAGAIN at once and without end: the command
-# never ended, and neither did the channel's release, a TPG drop, or rmmod.)
+# answered CHECK CONDITION with a log line, and the channel goes on.
+# (rdma_rw answers an empty pool with -EAGAIN, which the target core, if
+# handed it, retries at once and without end: the command would never end,
+# and neither would the channel's release, a TPG drop, or rmmod.)
 # The test initiator's descriptors keyed 0xfffffff0 name its data buffer
 # (tests/tools/initiator.h, TI_DATA_KEY).
 . "$SRPT_ROOT/tests/vm/lib.sh"

@@ -23,10 +23,10 @@
  *              scripts/vm/boot.sh) and its 12 s check comes round.  Any
  *              console line this CPU prints touches the detector: the first
  *              one at the spin's start put the report 74-84 s after it, and
- *              one printed in the middle of a 100 s spin (an experiment,
- *              2026-12-05) left it unreported.  spin_s is a cap, not the
- *              length: a spin ends at the report, and the cap only bounds a
- *              detector that never fires (its end line then says so).
+ *              one printed in the middle of a 100 s spin (an experiment)
+ *              left it unreported.  spin_s is a cap, not the length: a spin
+ *              ends at the report, and the cap only bounds a detector that
+ *              never fires (its end line then says so).
  *              RCU's stall report is such a line and touches it directly
  *              (print_cpu_stall_info() -> touch_nmi_watchdog()): on 6.1 it
  *              came at 21 s and every 63 s after and no soft-lockup report
@@ -54,10 +54,10 @@
  *                 pointers; the module stays loaded, so kmemleak's
  *                 backtrace names it.  Several, not one: kmemleak scans whole
  *                 thread stacks and cached freed ones, and a stale copy of a
- *                 pointer there hides its block (it missed the single block
- *                 in check-debug, 2026-12-03, 19:44).  Each allocation
- *                 reuses the stack slots of the one before, so at most the
- *                 last few can have a stale copy left.
+ *                 pointer there hides its block (it missed a single block
+ *                 in check-debug).  Each allocation reuses the stack slots
+ *                 of the one before, so at most the last few can have a
+ *                 stale copy left.
  *
  * Never load this outside a throw-away guest.
  */

@@ -7,7 +7,7 @@
 # own console line at the start touches it, and every later line the
 # spinning CPU prints moves it on (one 30 s in left a fixed 100 s spin
 # unreported; 6.1's one-time "hrtimer: interrupt took 60588116 ns" 40 s
-# in put the report at 114 s, 2026-12-06). The cap, 104 s past the
+# in put the report at 114 s). The cap, 104 s past the
 # latest report of an untouched spin, bounds only a detector that never
 # fires.
 # The script itself passes; the runner MUST fail this case from the kernel
@@ -24,15 +24,14 @@ thresh=$(cat /proc/sys/kernel/watchdog_thresh)
 # - RCU's stall report touches it on the CPU it names
 #   (print_cpu_stall_info -> touch_nmi_watchdog). On 6.1 this loop gets one
 #   at 21 s and every 63 s after even with preemption on, and no soft-lockup
-#   report in 160 s (2026-12-06); on 6.12 none came. That is how the spin
-#   went unreported in CI (2026-12-05) and in a clean-clone make check
-#   (2026-12-06), both on 6.1, which make check's self-test boots.
+#   report in 160 s; on 6.12 none came. Unsilenced, it leaves the spin
+#   unreported on 6.1, which make check's self-test boots.
 # - The workqueue watchdog (CONFIG_WQ_WATCHDOG: the debug kernel only)
 #   reports the stalled CPU's pool every 30 s, and show_one_worker_pool()
 #   calls touch_nmi_watchdog() on the CPU its deferrable timer runs on.
 #   When that was the spinning CPU, five reports (48-168 s) left the spin
-#   unreported for the whole 180 s (debug kernel, spin on CPU 0,
-#   2026-12-06); with the timer on the other CPU the report came at 78 s.
+#   unreported for the whole 180 s (debug kernel, spin on CPU 0); with the
+#   timer on the other CPU the report came at 78 s.
 # quiet FILE VALUE: write VALUE for the spin, the old value back at exit.
 restore=()
 trap 'for r in "${restore[@]}"; do echo "${r#* }" >"${r%% *}"; done' EXIT
