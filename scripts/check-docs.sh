@@ -233,17 +233,7 @@ case_headers() {
 	END { if (NR > 0 && !done) fail("no line after its directives") }' "${files[@]}"
 }
 
-n=0 passed=0 failed=0
-result() { # result ok|not-ok TEXT
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		passed=$((passed + 1))
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 # comment TEXT: TEXT as TAP comment lines.
 comment() { [ -z "$1" ] || printf '%s\n' "$1" | sed 's/^/# /'; }
 
@@ -385,7 +375,7 @@ self_test() {
 	mkdir -p "$base/src/shim" "$base/tests/vm/cases" "$base/scripts" "$scratch/bin"
 	cp "$here"/src/shim/*.c "$base/src/shim/"
 	cp "$here"/tests/vm/cases/*.sh "$base/tests/vm/cases/"
-	cp "$here/scripts/check-no-tracker-refs.sh" "$base/scripts/"
+	cp "$here/scripts/check-no-tracker-refs.sh" "$here/scripts/tap.sh" "$base/scripts/"
 	cat >"$scratch/bin/git" <<-'EOF'
 	#!/bin/bash
 	[ "$1" = ls-files ] || exit 1
@@ -528,6 +518,4 @@ else
 	echo "# checking $here"
 	check_tree "$here" "$rules"
 fi
-echo "1..$n"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_end

@@ -8,17 +8,7 @@
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 pattern='\b[Ii]ssues? #?[0-9]+'
-passed=0 failed=0 n=0
-result() {
-	n=$((n + 1))
-	if [ "$1" = ok ]; then
-		passed=$((passed + 1))
-		echo "ok $n - $2"
-	else
-		failed=$((failed + 1))
-		echo "not ok $n - $2"
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # refs FILE...: the lines naming an issue, as file:line:text.
 refs() { grep -HnE "$pattern" "$@" 2>/dev/null; }
@@ -43,6 +33,4 @@ else
 	echo "$found" | sed 's/^/# /'
 	result not-ok "tracked files name an issue ($(echo "$found" | wc -l) lines)"
 fi
-echo "1..$n"
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_end
